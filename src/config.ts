@@ -1,0 +1,232 @@
+import { readFileSync } from 'node:fs';
+import { type Static, Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { parseRate, type Rate } from './domain/money.js';
+import { type Lang, languages } from './variants/languages.js';
+import type { VariantTexts } from './variants/variant-texts.js';
+
+const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code, such as USD' });
+
+const VariantSchema = Type.Object(
+  {
+    lang: Type.Union([Type.Literal('en'), Type.Literal('pt')]),
+    baseUrl: Type.String({ minLength: 1, description: 'A path prefix ("/pt") or a URL with a host' }),
+    currency: Currency,
+    rate: Type.Optional(
+      Type.String({ pattern: '^\\d+(\\.\\d+)?$', description: 'Variant units per store unit, such as "5.25"' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** The configuration file's shape (SPEC 4): one schema, the type derived from it. */
+export const ConfigFileSchema = Type.Object(
+  {
+    $comment: Type.Optional(Type.String()),
+    storeCurrency: Type.Optional(Currency),
+    support: Type.Optional(Type.Boolean()),
+    variants: Type.Optional(Type.Array(VariantSchema, { minItems: 1 })),
+    failedAttempts: Type.Optional(
+      Type.Object(
+        {
+          max: Type.Integer({ minimum: 0, description: 'Failed key or code attempts per client and window; 0 turns the limit off' }),
+          windowSeconds: Type.Integer({ minimum: 1 }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ConfigFile = Static<typeof ConfigFileSchema>;
+
+/**
+ * The defaults, which are also the shipped example. The pt rate is an example to replace
+ * with your own: the server cannot know today's exchange rate.
+ */
+export const defaultConfigFile = {
+  storeCurrency: 'USD',
+  support: true,
+  variants: [
+    { lang: 'en', baseUrl: '/', currency: 'USD', rate: '1' },
+    { lang: 'pt', baseUrl: '/pt', currency: 'BRL', rate: '5.00' },
+  ],
+  failedAttempts: { max: 1000, windowSeconds: 60 },
+} as const satisfies ConfigFile;
+
+export interface VariantConfig {
+  readonly lang: Lang;
+  readonly texts: VariantTexts;
+  /** Lower-case host name (with a port only when the base URL names one), or undefined for any host. */
+  readonly host: string | undefined;
+  /** Path prefix without a trailing slash: '' for the root. */
+  readonly prefix: string;
+  readonly currency: string;
+  readonly rate: Rate;
+}
+
+export type StoreLocation = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+
+export interface Config {
+  readonly storeCurrency: string;
+  readonly support: boolean;
+  readonly variants: readonly VariantConfig[];
+  readonly failedAttempts: { readonly max: number; readonly windowSeconds: number };
+  readonly store: StoreLocation;
+  /** True when the store is the default one, which may be filled with demo data. */
+  readonly storeIsDefault: boolean;
+  readonly host: string;
+  readonly port: number;
+  readonly adminToken: string | undefined;
+  readonly logLevel: string;
+  readonly secretKey: string | undefined;
+}
+
+/** Thrown with every problem found, one line each; the server never starts half-configured. */
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export const DEFAULT_DATABASE_URL = 'sqlite:./data/marketplace.db';
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function parseBaseUrl(baseUrl: string): { host: string | undefined; prefix: string } | string {
+  if (baseUrl.startsWith('/')) {
+    if (/[?#\s]/.test(baseUrl) || baseUrl.includes('//')) return 'must be a plain path such as "/pt"';
+    return { host: undefined, prefix: baseUrl.replace(/\/+$/, '') };
+  }
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return 'must start with "/" or be an http(s) URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http(s) URL';
+  if (url.search || url.hash || url.username || url.password) return 'must hold only a host and a path';
+  return { host: url.host.toLowerCase(), prefix: url.pathname.replace(/\/+$/, '') };
+}
+
+function parseStore(url: string): StoreLocation | string {
+  if (url.startsWith('sqlite:')) {
+    const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    return path ? { kind: 'sqlite', path } : 'DATABASE_URL: sqlite: needs a file path, such as sqlite:./data/marketplace.db';
+  }
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return { kind: 'postgres', url };
+  return 'DATABASE_URL: must be sqlite:<path> or postgres://...';
+}
+
+function readConfigFile(env: Env, problems: string[]): unknown {
+  const path = env.MARKETPLACE_CONFIG;
+  if (!path) return defaultConfigFile;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    problems.push(`MARKETPLACE_CONFIG: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    return undefined;
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    problems.push(`${path}: not valid JSON (${(error as Error).message})`);
+    return undefined;
+  }
+}
+
+function validateFile(raw: unknown, problems: string[]): ConfigFile | undefined {
+  if (raw === undefined) return undefined;
+  const errors = [...Value.Errors(ConfigFileSchema, raw)];
+  if (errors.length === 0) return raw as ConfigFile;
+  for (const error of errors) {
+    const where = error.path ? error.path.slice(1).replaceAll('/', '.') : '(file)';
+    // TypeBox reports an unknown key as an unexpected property at its own path.
+    problems.push(`${where}: ${error.message}`);
+  }
+  return undefined;
+}
+
+function buildVariants(file: ConfigFile, storeCurrency: string, problems: string[]): VariantConfig[] {
+  const variants: VariantConfig[] = [];
+  const seen = new Map<string, number>();
+  (file.variants ?? defaultConfigFile.variants).forEach((variant, index) => {
+    const name = `variants[${index}] (${variant.lang})`;
+    const base = parseBaseUrl(variant.baseUrl);
+    if (typeof base === 'string') {
+      problems.push(`${name}.baseUrl: ${base}`);
+      return;
+    }
+    let rate: Rate | undefined;
+    if (variant.rate !== undefined) {
+      rate = parseRate(variant.rate);
+      if (!rate) problems.push(`${name}.rate: must be a positive decimal such as "5.25"`);
+    } else if (variant.currency === storeCurrency) {
+      rate = parseRate('1');
+    } else {
+      problems.push(
+        `${name}.rate: required, because the variant's currency ${variant.currency} differs from storeCurrency ${storeCurrency}`,
+      );
+    }
+    const place = `${base.host ?? '*'}${base.prefix || '/'}`;
+    const earlier = seen.get(place);
+    if (earlier !== undefined) {
+      problems.push(`${name}.baseUrl: variants[${earlier}] already serves ${place}`);
+      return;
+    }
+    seen.set(place, index);
+    if (rate) {
+      variants.push({
+        lang: variant.lang,
+        texts: languages[variant.lang],
+        host: base.host,
+        prefix: base.prefix,
+        currency: variant.currency,
+        rate,
+      });
+    }
+  });
+  return variants;
+}
+
+/** Reads the optional config file and the environment over it; throws a ConfigError listing every problem. */
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const file = validateFile(readConfigFile(env, problems), problems);
+  const storeCurrency = file?.storeCurrency ?? defaultConfigFile.storeCurrency;
+  const variants = file ? buildVariants(file, storeCurrency, problems) : [];
+
+  const databaseUrl = env.DATABASE_URL?.trim() || DEFAULT_DATABASE_URL;
+  const store = parseStore(databaseUrl);
+  if (typeof store === 'string') problems.push(store);
+
+  const port = Number(env.PORT ?? '8080');
+  if (!/^\d+$/.test(env.PORT ?? '8080') || port > 65535) problems.push('PORT: must be a whole number from 0 to 65535');
+  const logLevel = env.LOG_LEVEL?.trim() || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL: must be one of ${LOG_LEVELS.join(', ')}`);
+  const secretKey = env.SECRET_KEY || undefined;
+  if (secretKey !== undefined && secretKey.length < 32) problems.push('SECRET_KEY: must be at least 32 characters');
+  if (typeof store !== 'string' && store.kind === 'postgres' && secretKey === undefined) {
+    problems.push('SECRET_KEY: required with PostgreSQL, and the same for every instance');
+  }
+  const adminToken = env.ADMIN_TOKEN || undefined;
+  if (adminToken !== undefined && adminToken.length < 16) problems.push('ADMIN_TOKEN: must be at least 16 characters');
+
+  if (problems.length > 0 || !file || typeof store === 'string') throw new ConfigError(problems);
+  return Object.freeze({
+    storeCurrency,
+    support: file.support ?? defaultConfigFile.support,
+    variants: Object.freeze(variants),
+    failedAttempts: file.failedAttempts ?? defaultConfigFile.failedAttempts,
+    store,
+    storeIsDefault: !env.DATABASE_URL?.trim(),
+    host: env.HOST?.trim() || '127.0.0.1',
+    port,
+    adminToken,
+    logLevel,
+    secretKey,
+  });
+}

@@ -1,0 +1,21 @@
+/**
+ * The error catalogue: every kind of error the API answers with, and its HTTP status.
+ * The message for each kind lives in the variant texts (src/variants), one per language.
+ */
+export const errorStatus = {
+  badParameter: 400,
+  malformedBody: 400,
+  invalidRequest: 401,
+  noItems: 404,
+  itemNotFound: 404,
+  invalidPurchaseCode: 404,
+  notFound: 404,
+  methodNotAllowed: 405,
+  bodyTooLarge: 413,
+  unsupportedContentType: 415,
+  tooManyRequests: 429,
+  serviceUnavailable: 503,
+  internal: 500,
+} as const;
+
+export type ErrorKind = keyof typeof errorStatus;

@@ -1,0 +1,43 @@
+import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { KeyMaterial } from './server-secret.js';
+
+/** A new API key: 32 random bytes, hex. */
+export function generateApiKey(): string {
+  return randomBytes(32).toString('hex');
+}
+
+/** The HMAC-SHA256 digest under which the store finds an account by its key. */
+export function digestApiKey(material: KeyMaterial, key: string): string {
+  return createHmac('sha256', material.digestKey).update(key, 'utf8').digest('hex');
+}
+
+/** Constant-time comparison of two digests (hex strings of equal length when they match). */
+export function digestsEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'utf8');
+  const right = Buffer.from(b, 'utf8');
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+/** AES-256-GCM: iv, tag and ciphertext, base64url, so the owner can be shown the key again. */
+export function encryptApiKey(material: KeyMaterial, key: string): string {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', material.encryptionKey, iv);
+  const body = Buffer.concat([cipher.update(key, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+}
+
+/** Throws when the ciphertext was not made with this server secret or was altered. */
+export function decryptApiKey(material: KeyMaterial, sealed: string): string {
+  const bytes = Buffer.from(sealed, 'base64url');
+  const iv = bytes.subarray(0, IV_BYTES);
+  const tag = bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES);
+  const decipher = createDecipheriv('aes-256-gcm', material.encryptionKey, iv);
+  decipher.setAuthTag(tag);
+  return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+}
+
+/** What the importer accepts as a key given in a file. */
+export const API_KEY_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;

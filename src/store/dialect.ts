@@ -1,0 +1,2 @@
+/** The stores the service runs on. */
+export type Dialect = 'sqlite' | 'postgres';

@@ -1,0 +1,46 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import type { Database } from './database.js';
+import { KyselyStore, migrateToLatest } from './kysely-store.js';
+import { runSqliteImport } from './sqlite-import.js';
+import type { Store } from './store.js';
+
+/** SQLite error codes that mean the file cannot be used right now, rather than a bad query. */
+const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|CORRUPT|NOTADB|PROTOCOL)/;
+
+function isUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && UNAVAILABLE_CODES.test(code)) return true;
+  // better-sqlite3 says so when a query runs after the store was closed.
+  return error instanceof TypeError && /database connection is not open/.test(error.message);
+}
+
+/** Opens (creating when needed) and migrates the SQLite store at `path`. */
+export async function openSqliteStore(path: string): Promise<Store> {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const sqlite = new BetterSqlite3(path);
+  // WAL lets readers go on while an import writes; NORMAL sync is safe with WAL and much faster.
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  // Point lookups over a million rows: a large page cache and memory map keep them in RAM.
+  sqlite.pragma('cache_size = -262144');
+  sqlite.pragma('mmap_size = 1073741824');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  try {
+    await migrateToLatest(db);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return new KyselyStore(db, {
+    dialect: 'sqlite',
+    isUnavailable,
+    runImport: (_db, work) => runSqliteImport(sqlite, work),
+    close: () => db.destroy(),
+  });
+}

@@ -1,0 +1,31 @@
+import type { VariantTexts } from './variant-texts.js';
+
+export const en: VariantTexts = {
+  lang: 'en',
+  statusOk: 'success',
+  statusError: 'error',
+  messages: {
+    badParameter: 'A parameter is missing or malformed',
+    malformedBody: 'The request body is malformed',
+    invalidRequest: 'Invalid request',
+    noItems: 'No items found',
+    itemNotFound: 'Item Not Found',
+    invalidPurchaseCode: 'Invalid purchase code',
+    notFound: 'Not found',
+    methodNotAllowed: 'Method not allowed',
+    bodyTooLarge: 'Request body too large',
+    unsupportedContentType: 'Unsupported content type',
+    tooManyRequests: 'Too many requests',
+    serviceUnavailable: 'Service unavailable',
+    internal: 'Internal error',
+  },
+  parameter: {
+    missing: (name) => `The ${name} parameter is required`,
+    malformed: (name, expectation) => `The ${name} parameter must be ${expectation}`,
+    conflicting: (name) => `The ${name} parameter was sent more than once with different values`,
+  },
+  expectations: {
+    positiveInteger: 'a positive integer',
+    text: 'a single text value',
+  },
+};

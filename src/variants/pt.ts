@@ -1,0 +1,32 @@
+import type { VariantTexts } from './variant-texts.js';
+
+export const pt: VariantTexts = {
+  lang: 'pt',
+  statusOk: 'Sucesso',
+  statusError: 'Erro',
+  messages: {
+    badParameter: 'Um parâmetro está ausente ou malformado',
+    malformedBody: 'O corpo da solicitação está malformado',
+    invalidRequest: 'Solicitação Inválida',
+    // Spelled as the marketplace published it; clients match on this text.
+    noItems: 'Nenhum Item Cncontrado',
+    itemNotFound: 'Item Não Encontrado',
+    invalidPurchaseCode: 'Código de Compra Inválido',
+    notFound: 'Não encontrado',
+    methodNotAllowed: 'Método não permitido',
+    bodyTooLarge: 'Corpo da solicitação muito grande',
+    unsupportedContentType: 'Tipo de conteúdo não suportado',
+    tooManyRequests: 'Muitas solicitações',
+    serviceUnavailable: 'Serviço indisponível',
+    internal: 'Erro interno',
+  },
+  parameter: {
+    missing: (name) => `O parâmetro ${name} é obrigatório`,
+    malformed: (name, expectation) => `O parâmetro ${name} deve ser ${expectation}`,
+    conflicting: (name) => `O parâmetro ${name} foi enviado mais de uma vez com valores diferentes`,
+  },
+  expectations: {
+    positiveInteger: 'um número inteiro positivo',
+    text: 'um único valor de texto',
+  },
+};

@@ -1,0 +1,20 @@
+import type { ErrorKind } from '../http/error-kinds.js';
+
+/** Everything a language variant says: its status words and one message per error kind. */
+export interface VariantTexts {
+  readonly lang: string;
+  readonly statusOk: string;
+  readonly statusError: string;
+  readonly messages: Readonly<Record<ErrorKind, string>>;
+  /** The sentences for a bad parameter, naming it. */
+  readonly parameter: {
+    readonly missing: (name: string) => string;
+    readonly malformed: (name: string, expectation: string) => string;
+    readonly conflicting: (name: string) => string;
+  };
+  /** How the malformed-parameter sentences describe what was expected. */
+  readonly expectations: {
+    readonly positiveInteger: string;
+    readonly text: string;
+  };
+}

@@ -29,7 +29,10 @@ export const ConfigFileSchema = Type.Object(
     failedAttempts: Type.Optional(
       Type.Object(
         {
-          max: Type.Integer({ minimum: 0, description: 'Failed key or code attempts per client and window; 0 turns the limit off' }),
+          max: Type.Integer({
+            minimum: 0,
+            description: 'Failed key or code attempts per client and window; 0 turns the limit off',
+          }),
           windowSeconds: Type.Integer({ minimum: 1 }),
         },
         { additionalProperties: false },
@@ -114,7 +117,9 @@ function parseBaseUrl(baseUrl: string): { host: string | undefined; prefix: stri
 function parseStore(url: string): StoreLocation | string {
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
-    return path ? { kind: 'sqlite', path } : 'DATABASE_URL: sqlite: needs a file path, such as sqlite:./data/marketplace.db';
+    return path
+      ? { kind: 'sqlite', path }
+      : 'DATABASE_URL: sqlite: needs a file path, such as sqlite:./data/marketplace.db';
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return { kind: 'postgres', url };
   return 'DATABASE_URL: must be sqlite:<path> or postgres://...';

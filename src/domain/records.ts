@@ -78,3 +78,9 @@ export interface PurchaseRecord {
 }
 
 export type PurchaseRow = PurchaseRecord;
+
+/** A purchase together with the item it is for. */
+export interface PurchaseWithItem {
+  readonly purchase: PurchaseRow;
+  readonly item: ItemRow;
+}

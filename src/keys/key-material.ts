@@ -1,4 +1,4 @@
-import { join, dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Config } from '../config.js';
 import { deriveKeyMaterial, type KeyMaterial, loadOrCreateSecretFile } from './server-secret.js';
 

@@ -1,15 +1,9 @@
 import { type Kysely, Migrator } from 'kysely';
-import type { AccountRow, ItemRow } from '../domain/records.js';
+import type { AccountRow, ItemRow, PurchaseWithItem } from '../domain/records.js';
 import type { Database } from './database.js';
 import type { Dialect } from './dialect.js';
 import { migrationProvider } from './migrations/index.js';
-import {
-  type ImportSession,
-  type PurchaseWithItem,
-  type Store,
-  type StoredKey,
-  StoreUnavailableError,
-} from './store.js';
+import { type ImportSession, type Store, type StoredKey, StoreUnavailableError } from './store.js';
 
 /** What a dialect adds to the shared queries. */
 export interface DialectParts {
@@ -39,11 +33,15 @@ export class KyselyStore implements Store {
   }
 
   accountByKeyDigest(digest: string): Promise<AccountRow | undefined> {
-    return this.guard(() => this.db.selectFrom('accounts').selectAll().where('key_digest', '=', digest).executeTakeFirst());
+    return this.guard(() =>
+      this.db.selectFrom('accounts').selectAll().where('key_digest', '=', digest).executeTakeFirst(),
+    );
   }
 
   accountByUsername(username: string): Promise<AccountRow | undefined> {
-    return this.guard(() => this.db.selectFrom('accounts').selectAll().where('username', '=', username).executeTakeFirst());
+    return this.guard(() =>
+      this.db.selectFrom('accounts').selectAll().where('username', '=', username).executeTakeFirst(),
+    );
   }
 
   approvedItemsOf(username: string): Promise<ItemRow[]> {
@@ -64,7 +62,11 @@ export class KyselyStore implements Store {
 
   purchaseWithItem(codeKey: string): Promise<PurchaseWithItem | undefined> {
     return this.guard(async () => {
-      const purchase = await this.db.selectFrom('purchases').selectAll().where('code_key', '=', codeKey).executeTakeFirst();
+      const purchase = await this.db
+        .selectFrom('purchases')
+        .selectAll()
+        .where('code_key', '=', codeKey)
+        .executeTakeFirst();
       if (!purchase) return undefined;
       const item = await this.db.selectFrom('items').selectAll().where('id', '=', purchase.item_id).executeTakeFirst();
       return item ? { purchase, item } : undefined;
@@ -83,7 +85,9 @@ export class KyselyStore implements Store {
   }
 
   isEmpty(): Promise<boolean> {
-    return this.guard(async () => !(await this.db.selectFrom('accounts').select('username').limit(1).executeTakeFirst()));
+    return this.guard(
+      async () => !(await this.db.selectFrom('accounts').select('username').limit(1).executeTakeFirst()),
+    );
   }
 
   runImport<T>(work: (session: ImportSession) => Promise<T>): Promise<T> {

@@ -1,11 +1,12 @@
-import type { AccountRecord, AccountRow, ItemRecord, ItemRow, PurchaseRecord, PurchaseRow } from '../domain/records.js';
+import type {
+  AccountRecord,
+  AccountRow,
+  ItemRecord,
+  ItemRow,
+  PurchaseRecord,
+  PurchaseWithItem,
+} from '../domain/records.js';
 import type { Dialect } from './dialect.js';
-
-/** A purchase together with the item it is for. */
-export interface PurchaseWithItem {
-  readonly purchase: PurchaseRow;
-  readonly item: ItemRow;
-}
 
 /** The key columns of an account: the digest to find it by, the ciphertext to show it again. */
 export interface StoredKey {
@@ -13,24 +14,62 @@ export interface StoredKey {
   readonly cipher: string;
 }
 
-/** How an upsert left a row. */
-export type UpsertOutcome = 'inserted' | 'updated' | 'unchanged';
+/** How many rows of one write were inserted, updated, or left as they were (already equal). */
+export interface UpsertCounts {
+  inserted: number;
+  updated: number;
+  unchanged: number;
+}
+
+/** One account to write, with what to do about its key. */
+export interface AccountUpsert {
+  readonly record: AccountRecord;
+  /**
+   * The key to store. Undefined keeps the account's current key, and is only given for an
+   * account that is already in the store.
+   */
+  readonly key: StoredKey | undefined;
+}
 
 /**
- * The writes of one import, all inside one transaction. Lookups see the rows written earlier
- * in the same session.
+ * The writes of one import, all inside one transaction, which the store commits or rolls back
+ * as a whole (see `Store.runImport`). Lookups see the rows written earlier in the same session.
+ *
+ * Writes take batches, so that a store may send each as one multi-row statement. Within one call
+ * no two rows share a natural key (username, item id, purchase code key); the importer splits
+ * batches where a key repeats. Each row replaces the stored one whole; a row equal to the stored
+ * one is left alone and counted unchanged, so running the same import twice changes nothing.
  */
 export interface ImportSession {
-  /** Usernames among these that are neither in the store nor written earlier in this session. */
-  missingAccounts(usernames: readonly string[]): Promise<Set<string>>;
-  /** Item ids among these that are neither in the store nor written earlier in this session. */
-  missingItems(ids: readonly number[]): Promise<Set<number>>;
-  /** The username holding each of these key digests, for digests already in use. */
+  /** The key digest of each of these usernames that has an account. */
+  accountKeys(usernames: readonly string[]): Promise<Map<string, string>>;
+  /** The username holding each of these key digests, for the digests in use. */
   keyOwners(digests: readonly string[]): Promise<Map<string, string>>;
-  /** `key` undefined keeps the account's existing key; a new account must be given one. */
-  upsertAccounts(rows: readonly { record: AccountRecord; key: StoredKey | undefined; newKey: StoredKey }[]): Promise<UpsertOutcome[]>;
-  upsertItems(rows: readonly ItemRecord[]): Promise<UpsertOutcome[]>;
-  upsertPurchases(rows: readonly PurchaseRecord[]): Promise<UpsertOutcome[]>;
+  /** Which of these item ids have an item. */
+  existingItems(ids: readonly number[]): Promise<Set<number>>;
+  /** Upserts by username; a new account must come with a key. */
+  upsertAccounts(rows: readonly AccountUpsert[]): Promise<UpsertCounts>;
+  /** Upserts by id; each item's account must exist. */
+  upsertItems(rows: readonly ItemRecord[]): Promise<UpsertCounts>;
+  /** Upserts by `code_key`; each purchase's item must exist. */
+  upsertPurchases(rows: readonly PurchaseRecord[]): Promise<UpsertCounts>;
+}
+
+/**
+ * Thrown by an upsert when the store refuses one row of the batch (a uniqueness or reference
+ * constraint). Nothing of that call after the row is written; the import is to be rolled back.
+ */
+export class ImportRowRejectedError extends Error {
+  constructor(
+    /** The row's index in the batch. */
+    readonly index: number,
+    /** What the store objected to, without any value: e.g. "UNIQUE constraint failed: accounts.key_digest". */
+    readonly reason: string,
+    options?: ErrorOptions,
+  ) {
+    super(`the store refused row ${index} of the batch: ${reason}`, options);
+    this.name = 'ImportRowRejectedError';
+  }
 }
 
 /** Thrown by a store when it cannot be reached or used right now (answered with 503). */
@@ -58,7 +97,11 @@ export interface Store {
   replaceAccountKey(username: string, key: StoredKey): Promise<boolean>;
   /** True when the store holds no account at all. */
   isEmpty(): Promise<boolean>;
-  /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
+  /**
+   * Runs `work` in one transaction: committed when it resolves, rolled back when it throws
+   * (the importer throws to discard an import with bad lines). Readers keep seeing the store as
+   * it was until the commit.
+   */
   runImport<T>(work: (session: ImportSession) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }

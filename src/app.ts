@@ -1,0 +1,162 @@
+import formbody from '@fastify/formbody';
+import multipart from '@fastify/multipart';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
+import type { Config } from './config.js';
+import { ApiError } from './http/api-error.js';
+import { BODY_LIMIT } from './http/body-limit.js';
+import type { Endpoint, EndpointContext } from './http/endpoint.js';
+import type { ErrorKind } from './http/error-kinds.js';
+import { createFailureLimiter } from './http/failure-limiter.js';
+import { sendError, sendOk } from './http/reply.js';
+import { endpoints } from './http/routes/index.js';
+import { createVariantResolver, type VariantRuntime } from './http/variant-runtime.js';
+import type { KeyMaterial } from './keys/server-secret.js';
+import { type Store, StoreUnavailableError } from './store/store.js';
+
+export interface AppOptions {
+  readonly config: Config;
+  readonly store: Store;
+  readonly keys: KeyMaterial;
+  readonly logger: FastifyBaseLogger;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The variant this request is answered in, set before anything else runs. */
+    variant: VariantRuntime | null;
+    /** Set when the route handler starts: errors before it come from reading the body. */
+    handlerStarted: boolean;
+  }
+  interface FastifyContextConfig {
+    /** The variant base prefix a route was registered under. */
+    variantPrefix?: string;
+  }
+}
+
+/** Failures that count against a client's budget: guessing keys or purchase codes. */
+const GUESSING_FAILURES: ReadonlySet<ErrorKind> = new Set(['invalidRequest', 'invalidPurchaseCode']);
+
+function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
+function withoutTrailingSlash(path: string): string {
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
+
+/** Builds the HTTP app over an open store. `main.ts` runs it; tests build it the same way. */
+export async function buildApp({ config, store, keys, logger }: AppOptions): Promise<FastifyInstance> {
+  const resolver = createVariantResolver(config.variants);
+  const limiter = createFailureLimiter(config.failedAttempts.max, config.failedAttempts.windowSeconds);
+  const context: EndpointContext = { store, keys, support: config.support };
+  const endpointByPath = new Map(endpoints.map((endpoint) => [endpoint.path, endpoint]));
+  const variantOf = (request: FastifyRequest) =>
+    request.variant ?? resolver.forPath(pathOf(request.url), request.host).variant;
+
+  const app = Fastify({
+    loggerInstance: logger,
+    // Access lines are written at debug level by the onResponse hook below, without query strings.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: BODY_LIMIT,
+    routerOptions: { ignoreTrailingSlash: true },
+    // Requests on connections still open while closing are answered normally.
+    return503OnClosing: false,
+    forceCloseConnections: 'idle',
+    frameworkErrors: (_error, request, reply) => {
+      sendError(reply, variantOf(request), 'notFound');
+    },
+  });
+  app.decorateRequest('variant', null);
+  app.decorateRequest('handlerStarted', false);
+
+  await app.register(formbody, { bodyLimit: BODY_LIMIT });
+  await app.register(multipart, {
+    attachFieldsToBody: true,
+    // Fields only: a file part is read to its end and dropped, like any unknown field.
+    onFile: async (part) => {
+      part.file.resume();
+      await new Promise((resolve) => part.file.once('end', resolve));
+    },
+    limits: { fieldSize: BODY_LIMIT, fileSize: BODY_LIMIT, fields: 200, parts: 200 },
+  });
+
+  // Route first (404, 405), then the body's size, before anything is read (SPEC 2.2.1).
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.is404) return answerUnrouted(request, reply);
+    const variant = resolver.forPrefix(request.routeOptions.config.variantPrefix ?? '', request.host);
+    if (!variant) return sendError(reply, variantOf(request), 'notFound');
+    request.variant = variant;
+    const retryAfter = limiter.retryAfter(request.ip);
+    if (retryAfter > 0) return sendError(reply.header('retry-after', String(retryAfter)), variant, 'tooManyRequests');
+    const declaredLength = Number(request.headers['content-length'] ?? 0);
+    if (request.method === 'POST' && declaredLength > BODY_LIMIT) return sendError(reply, variant, 'bodyTooLarge');
+  });
+
+  function answerUnrouted(request: FastifyRequest, reply: FastifyReply) {
+    const { variant, rest } = resolver.forPath(pathOf(request.url), request.host);
+    request.variant = variant;
+    const endpoint = endpointByPath.get(withoutTrailingSlash(rest));
+    if (!endpoint || !resolver.forPrefix(variant.config.prefix, request.host)) {
+      return sendError(reply, variant, 'notFound');
+    }
+    return sendError(
+      reply.header('allow', endpoint.method === 'GET' ? 'GET, HEAD' : 'POST'),
+      variant,
+      'methodNotAllowed',
+    );
+  }
+
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.debug(
+      { method: request.method, path: pathOf(request.url), status: reply.statusCode, ms: reply.elapsedTime },
+      'request',
+    );
+  });
+
+  app.setNotFoundHandler((request, reply) => answerUnrouted(request, reply));
+
+  app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
+    const variant = variantOf(request);
+    if (error instanceof ApiError) return sendError(reply, variant, error.kind, error.detail);
+    if (error instanceof StoreUnavailableError) {
+      request.log.error({ err: error.cause }, 'store unavailable');
+      return sendError(reply, variant, 'serviceUnavailable');
+    }
+    if (!request.handlerStarted) {
+      // Raised while reading the body: its size, its type, or its syntax.
+      if (error.statusCode === 413) return sendError(reply, variant, 'bodyTooLarge');
+      if (error.statusCode === 415) return sendError(reply, variant, 'unsupportedContentType');
+      if (error.statusCode !== undefined && error.statusCode < 500) return sendError(reply, variant, 'malformedBody');
+    }
+    request.log.error({ err: error }, 'unexpected error');
+    return sendError(reply, variant, 'internal');
+  });
+
+  const register = (prefix: string, endpoint: Endpoint) =>
+    app.route({
+      method: endpoint.method,
+      url: `${prefix}${endpoint.path}`,
+      config: { variantPrefix: prefix },
+      handler: async (request, reply) => {
+        request.handlerStarted = true;
+        const variant = request.variant as VariantRuntime;
+        try {
+          return sendOk(reply, variant, await endpoint.handle(request, variant, context));
+        } catch (error) {
+          if (!(error instanceof ApiError)) throw error;
+          if (GUESSING_FAILURES.has(error.kind)) limiter.recordFailure(request.ip);
+          return sendError(reply, variant, error.kind, error.detail);
+        }
+      },
+    });
+  for (const prefix of resolver.prefixes) for (const endpoint of endpoints) register(prefix, endpoint);
+
+  return app;
+}

@@ -1,0 +1,35 @@
+import type { Config, VariantConfig } from '../config.js';
+import { DEMO_ITEM_ID, DEMO_PURCHASE_CODE, DEMO_SELLER } from './demo-data.js';
+
+/** Where a variant can be reached from this machine, for the printed curl lines. */
+function baseUrlOf(variant: VariantConfig, config: Config, port: number): string {
+  if (variant.host !== undefined) return `http://${variant.host}${variant.prefix}`;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}${variant.prefix}`;
+}
+
+/** The text printed once, after the demo data was loaded: the key and a ready curl line per endpoint and variant. */
+export function demoBanner(config: Config, port: number, key: string): string {
+  const rule = '='.repeat(78);
+  const lines = [
+    rule,
+    'DEMO DATA: the store was empty, so it was filled with demo sellers, items and purchases.',
+    'Do not use it in production. This is shown once; see the key again with:',
+    `  npm run cli -- keys show ${DEMO_SELLER}`,
+    '',
+    `API key of "${DEMO_SELLER}": ${key}`,
+  ];
+  for (const variant of config.variants) {
+    const base = baseUrlOf(variant, config, port);
+    lines.push(
+      '',
+      `Variant ${variant.lang} (${variant.currency}):`,
+      `  curl -s '${base}/api/account/details' -H 'X-Api-Key: ${key}'`,
+      `  curl -s '${base}/api/items/all' -H 'Authorization: Bearer ${key}'`,
+      `  curl -s '${base}/api/items/item?item_id=${DEMO_ITEM_ID}&api_key=${key}'`,
+      `  curl -s -X POST '${base}/api/purchases/validation' -H 'X-Api-Key: ${key}' -d 'purchase_code=${DEMO_PURCHASE_CODE}'`,
+    );
+  }
+  lines.push(rule);
+  return `${lines.join('\n')}\n`;
+}

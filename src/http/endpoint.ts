@@ -1,0 +1,23 @@
+import type { FastifyRequest } from 'fastify';
+import type { KeyMaterial } from '../keys/server-secret.js';
+import type { Store } from '../store/store.js';
+import type { VariantRuntime } from './variant-runtime.js';
+
+/** What every endpoint may use, built once per app. */
+export interface EndpointContext {
+  readonly store: Store;
+  readonly keys: KeyMaterial;
+  /** Whether purchases show `supported_until` (config `support`). */
+  readonly support: boolean;
+}
+
+/**
+ * One endpoint, written once and registered under every variant's base. `handle` answers the
+ * part of the success envelope after `status` (for example `"data":{...}`) or throws an ApiError.
+ */
+export interface Endpoint {
+  readonly method: 'GET' | 'POST';
+  /** Relative to the variant's base, such as `/api/items/all`. */
+  readonly path: string;
+  handle(request: FastifyRequest, variant: VariantRuntime, context: EndpointContext): Promise<string>;
+}

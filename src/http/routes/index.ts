@@ -1,0 +1,8 @@
+import type { Endpoint } from '../endpoint.js';
+import { accountDetails } from './account-details.js';
+import { itemsAll } from './items-all.js';
+import { itemsItem } from './items-item.js';
+import { purchaseValidation } from './purchase-validation.js';
+
+/** The API's endpoints (SPEC 2), each registered once per variant base. */
+export const endpoints: readonly Endpoint[] = [accountDetails, itemsAll, itemsItem, purchaseValidation];

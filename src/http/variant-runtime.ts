@@ -1,0 +1,78 @@
+import type { VariantConfig } from '../config.js';
+import { type ErrorKind, errorStatus } from './error-kinds.js';
+
+/** A configured variant with everything it answers prebuilt once: error bodies, the success prefix. */
+export interface VariantRuntime {
+  readonly config: VariantConfig;
+  /** `{"status":"<ok word>",` — every success body starts so. */
+  readonly okPrefix: string;
+  errorBody(kind: ErrorKind, detail?: string): string;
+}
+
+export function createVariantRuntime(config: VariantConfig): VariantRuntime {
+  const { texts } = config;
+  const errorBodyFor = (message: string) => JSON.stringify({ status: texts.statusError, msg: message });
+  const prebuilt = new Map<ErrorKind, string>();
+  for (const kind of Object.keys(errorStatus) as ErrorKind[]) prebuilt.set(kind, errorBodyFor(texts.messages[kind]));
+  return {
+    config,
+    okPrefix: `{"status":${JSON.stringify(texts.statusOk)},`,
+    errorBody: (kind, detail) => (detail === undefined ? (prebuilt.get(kind) as string) : errorBodyFor(detail)),
+  };
+}
+
+/** Strips the port from a Host header value ("api.example.com:8080" → "api.example.com"). */
+function hostname(host: string): string {
+  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);
+  const colon = host.indexOf(':');
+  return colon === -1 ? host : host.slice(0, colon);
+}
+
+function hostMatches(variant: VariantConfig, host: string): boolean {
+  if (variant.host === undefined) return true;
+  return variant.host.includes(':') && !variant.host.startsWith('[')
+    ? variant.host === host
+    : variant.host === hostname(host);
+}
+
+/** Picks the variant a request belongs to, by its Host header and path. */
+export interface VariantResolver {
+  readonly variants: readonly VariantRuntime[];
+  /** The distinct path prefixes to register routes under. */
+  readonly prefixes: readonly string[];
+  /** For a request routed under `prefix`: the host-specific variant, else the host-less one. */
+  forPrefix(prefix: string, host: string): VariantRuntime | undefined;
+  /** For any path (unknown ones included): the variant whose base matches most specifically, else the first. */
+  forPath(path: string, host: string): { variant: VariantRuntime; rest: string };
+}
+
+export function createVariantResolver(configs: readonly VariantConfig[]): VariantResolver {
+  const variants = configs.map(createVariantRuntime);
+  const prefixes = [...new Set(configs.map((c) => c.prefix))];
+  // Most specific first: longer prefixes, then a named host before any host.
+  const bySpecificity = [...variants].sort(
+    (a, b) =>
+      b.config.prefix.length - a.config.prefix.length ||
+      Number(b.config.host !== undefined) - Number(a.config.host !== undefined),
+  );
+  const underPrefix = (path: string, prefix: string) =>
+    prefix === '' || path === prefix || path.startsWith(`${prefix}/`);
+  return {
+    variants,
+    prefixes,
+    forPrefix(prefix, host) {
+      const lowerHost = host.toLowerCase();
+      return bySpecificity.find((v) => v.config.prefix === prefix && hostMatches(v.config, lowerHost));
+    },
+    forPath(path, host) {
+      const lowerHost = host.toLowerCase();
+      const variant =
+        bySpecificity.find((v) => underPrefix(path, v.config.prefix) && hostMatches(v.config, lowerHost)) ??
+        (variants[0] as VariantRuntime);
+      return {
+        variant,
+        rest: underPrefix(path, variant.config.prefix) ? path.slice(variant.config.prefix.length) : path,
+      };
+    },
+  };
+}

@@ -1,0 +1,121 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { type Config, type ConfigFile, loadConfig } from '../../src/config.js';
+import { importNdjson } from '../../src/importer/import-ndjson.js';
+import { loadKeyMaterial } from '../../src/keys/key-material.js';
+import type { KeyMaterial } from '../../src/keys/server-secret.js';
+import { createLogger } from '../../src/logging.js';
+import { openStore } from '../../src/store/open-store.js';
+import type { Store } from '../../src/store/store.js';
+
+export interface TestApp {
+  readonly app: FastifyInstance;
+  readonly store: Store;
+  readonly keys: KeyMaterial;
+  readonly config: Config;
+  /** Every line the app logged (at the level asked for). */
+  readonly logs: string[];
+  /** Imports NDJSON lines through the real importer; throws with the reported errors when rejected. */
+  importLines(lines: readonly (string | object)[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  /** The config file's contents; the shipped defaults when left out. */
+  readonly configFile?: ConfigFile;
+  readonly logLevel?: string;
+  readonly lines?: readonly (string | object)[];
+}
+
+/** Builds the real app over a fresh SQLite file in a temp directory, with a captured log. */
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const dir = mkdtempSync(join(tmpdir(), 'marketplace-test-'));
+  const env: Record<string, string> = { DATABASE_URL: `sqlite:${join(dir, 'marketplace.db')}` };
+  if (options.configFile) {
+    env.MARKETPLACE_CONFIG = join(dir, 'config.json');
+    writeFileSync(env.MARKETPLACE_CONFIG, JSON.stringify(options.configFile));
+  }
+  const config = loadConfig(env);
+  const store = await openStore(config.store);
+  const keys = loadKeyMaterial(config);
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(String(chunk));
+      done();
+    },
+  });
+  const logger = createLogger(options.logLevel ?? 'trace', sink);
+  const app = await buildApp({ config, store, keys, logger });
+  const importLines = async (lines: readonly (string | object)[]) => {
+    const text = lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n');
+    const result = await importNdjson(store, keys, Readable.from([text]));
+    if (!result.ok) throw new Error(result.errors.map((e) => `line ${e.line}: ${e.message}`).join('\n'));
+  };
+  if (options.lines) await importLines(options.lines);
+  return {
+    app,
+    store,
+    keys,
+    config,
+    logs,
+    importLines,
+    async close() {
+      await app.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The two shipped variants, as a client sees them (SPEC 1 and 2.3). */
+export const VARIANTS = [
+  {
+    lang: 'en',
+    base: '',
+    ok: 'success',
+    error: 'error',
+    currency: 'USD',
+    rate: '1',
+    messages: {
+      invalidRequest: 'Invalid request',
+      noItems: 'No items found',
+      itemNotFound: 'Item Not Found',
+      invalidPurchaseCode: 'Invalid purchase code',
+      notFound: 'Not found',
+      methodNotAllowed: 'Method not allowed',
+      bodyTooLarge: 'Request body too large',
+      unsupportedContentType: 'Unsupported content type',
+      tooManyRequests: 'Too many requests',
+      serviceUnavailable: 'Service unavailable',
+      internal: 'Internal error',
+    },
+  },
+  {
+    lang: 'pt',
+    base: '/pt',
+    ok: 'Sucesso',
+    error: 'Erro',
+    currency: 'BRL',
+    rate: '5.00',
+    messages: {
+      invalidRequest: 'Solicitação Inválida',
+      noItems: 'Nenhum Item Cncontrado',
+      itemNotFound: 'Item Não Encontrado',
+      invalidPurchaseCode: 'Código de Compra Inválido',
+      notFound: 'Não encontrado',
+      methodNotAllowed: 'Método não permitido',
+      bodyTooLarge: 'Corpo da solicitação muito grande',
+      unsupportedContentType: 'Tipo de conteúdo não suportado',
+      tooManyRequests: 'Muitas solicitações',
+      serviceUnavailable: 'Serviço indisponível',
+      internal: 'Erro interno',
+    },
+  },
+] as const;
+
+export type TestVariant = (typeof VARIANTS)[number];

@@ -1,10 +1,255 @@
-import type BetterSqlite3 from 'better-sqlite3';
-import type { ImportSession } from './store.js';
+import BetterSqlite3 from 'better-sqlite3';
+import type { AccountRecord, ItemRecord, PurchaseRecord } from '../domain/records.js';
+import { type AccountUpsert, ImportRowRejectedError, type ImportSession, type UpsertCounts } from './store.js';
 
-/** Runs an import in one SQLite transaction. (To be written with the importer.) */
+/**
+ * Imports into SQLite: one transaction on a connection of its own, statements prepared once per
+ * import, one row at a time (better-sqlite3 is synchronous, so a row costs a few microseconds).
+ *
+ * The import gets its own connection so that the store's connection goes on serving the
+ * committed data while the import writes (WAL lets one writer and many readers run together).
+ * An in-memory database cannot be shared that way, so there the store's own connection is used.
+ */
 export async function runSqliteImport<T>(
-  _sqlite: BetterSqlite3.Database,
-  _work: (session: ImportSession) => Promise<T>,
+  sqlite: BetterSqlite3.Database,
+  work: (session: ImportSession) => Promise<T>,
 ): Promise<T> {
-  throw new Error('not built yet');
+  const connection = sqlite.memory ? sqlite : openImportConnection(sqlite.name);
+  try {
+    // IMMEDIATE takes the write lock now, so a competing writer fails here rather than halfway.
+    connection.exec('BEGIN IMMEDIATE');
+    try {
+      const result = await work(new SqliteImportSession(connection));
+      connection.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (connection.inTransaction) connection.exec('ROLLBACK');
+      throw error;
+    }
+  } finally {
+    if (connection !== sqlite) connection.close();
+  }
+}
+
+function openImportConnection(path: string): BetterSqlite3.Database {
+  const connection = new BetterSqlite3(path, { fileMustExist: true });
+  try {
+    connection.pragma('synchronous = NORMAL');
+    connection.pragma('foreign_keys = ON');
+    connection.pragma('busy_timeout = 5000');
+    // A large cache keeps the indexes being written in memory until the commit.
+    connection.pragma('cache_size = -262144');
+    return connection;
+  } catch (error) {
+    connection.close();
+    throw error;
+  }
+}
+
+/** The columns written besides the natural key, in binding order. */
+const ACCOUNT_COLUMNS = [
+  'email',
+  'firstname',
+  'lastname',
+  'balance',
+  'status',
+  'registered_at',
+  'heading',
+  'description',
+  'contact_email',
+  'social_links',
+  'avatar',
+  'cover',
+] as const satisfies readonly Exclude<keyof AccountRecord, 'username'>[];
+
+const ITEM_COLUMNS = [
+  'account',
+  'name',
+  'description',
+  'category',
+  'sub_category',
+  'options',
+  'version',
+  'demo_link',
+  'tags',
+  'preview_type',
+  'thumbnail',
+  'preview_image',
+  'preview_video',
+  'preview_audio',
+  'screenshots',
+  'price_regular',
+  'price_extended',
+  'supported',
+  'status',
+  'published_at',
+] as const satisfies readonly Exclude<keyof ItemRecord, 'id'>[];
+
+const PURCHASE_COLUMNS = [
+  'code',
+  'item_id',
+  'license_type',
+  'price',
+  'supported_until',
+  'downloaded',
+  'status',
+  'date',
+] as const satisfies readonly Exclude<keyof PurchaseRecord, 'code_key'>[];
+
+const KEY_COLUMNS = ['key_digest', 'key_cipher'] as const;
+
+const placeholders = (count: number) => Array.from({ length: count }, () => '?').join(', ');
+
+/** `INSERT ... ON CONFLICT DO NOTHING`: one change when the row is new, none when its key is taken. */
+function insertSql(table: string, key: string, columns: readonly string[]): string {
+  const all = [key, ...columns];
+  return `INSERT INTO ${table} (${all.join(', ')}) VALUES (${placeholders(all.length)}) ON CONFLICT (${key}) DO NOTHING`;
+}
+
+/**
+ * `UPDATE` of every column, only where one of them differs: one change when the row was
+ * updated, none when it already held these values. Binds the values, the key, the values again.
+ * (Every column is NOT NULL, so a row-value `IS NOT` is a plain "differs".)
+ */
+function updateSql(table: string, key: string, columns: readonly string[]): string {
+  const list = columns.join(', ');
+  const values = placeholders(columns.length);
+  return `UPDATE ${table} SET (${list}) = (${values}) WHERE ${key} = ? AND (${list}) IS NOT (${values})`;
+}
+
+type Value = string | number;
+
+function accountValues(record: AccountRecord): Value[] {
+  const values: Value[] = [];
+  for (const column of ACCOUNT_COLUMNS) values.push(record[column]);
+  return values;
+}
+
+function itemValues(record: ItemRecord): Value[] {
+  const values: Value[] = [];
+  for (const column of ITEM_COLUMNS) values.push(record[column]);
+  return values;
+}
+
+function purchaseValues(record: PurchaseRecord): Value[] {
+  const values: Value[] = [];
+  for (const column of PURCHASE_COLUMNS) values.push(record[column]);
+  return values;
+}
+
+const zeroCounts = (): UpsertCounts => ({ inserted: 0, updated: 0, unchanged: 0 });
+
+/** A constraint failure names the row the store refused; anything else is not the row's fault. */
+function rejected(error: unknown, index: number): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT') && error instanceof Error) {
+    return new ImportRowRejectedError(index, error.message, { cause: error });
+  }
+  return error;
+}
+
+class SqliteImportSession implements ImportSession {
+  private readonly accountKey: BetterSqlite3.Statement<[string], string>;
+  private readonly keyOwner: BetterSqlite3.Statement<[string], string>;
+  private readonly itemExists: BetterSqlite3.Statement<[number], number>;
+  private readonly insertAccount: BetterSqlite3.Statement<unknown[]>;
+  private readonly updateAccount: BetterSqlite3.Statement<unknown[]>;
+  private readonly updateAccountKeepingKey: BetterSqlite3.Statement<unknown[]>;
+  private readonly insertItem: BetterSqlite3.Statement<unknown[]>;
+  private readonly updateItem: BetterSqlite3.Statement<unknown[]>;
+  private readonly insertPurchase: BetterSqlite3.Statement<unknown[]>;
+  private readonly updatePurchase: BetterSqlite3.Statement<unknown[]>;
+
+  constructor(db: BetterSqlite3.Database) {
+    this.accountKey = db.prepare<[string], string>('SELECT key_digest FROM accounts WHERE username = ?').pluck();
+    this.keyOwner = db.prepare<[string], string>('SELECT username FROM accounts WHERE key_digest = ?').pluck();
+    this.itemExists = db.prepare<[number], number>('SELECT 1 FROM items WHERE id = ?').pluck();
+    this.insertAccount = db.prepare(insertSql('accounts', 'username', [...ACCOUNT_COLUMNS, ...KEY_COLUMNS]));
+    this.updateAccount = db.prepare(updateSql('accounts', 'username', [...ACCOUNT_COLUMNS, ...KEY_COLUMNS]));
+    this.updateAccountKeepingKey = db.prepare(updateSql('accounts', 'username', ACCOUNT_COLUMNS));
+    this.insertItem = db.prepare(insertSql('items', 'id', ITEM_COLUMNS));
+    this.updateItem = db.prepare(updateSql('items', 'id', ITEM_COLUMNS));
+    this.insertPurchase = db.prepare(insertSql('purchases', 'code_key', PURCHASE_COLUMNS));
+    this.updatePurchase = db.prepare(updateSql('purchases', 'code_key', PURCHASE_COLUMNS));
+  }
+
+  async accountKeys(usernames: readonly string[]): Promise<Map<string, string>> {
+    const found = new Map<string, string>();
+    for (const username of usernames) {
+      const digest = this.accountKey.get(username);
+      if (digest !== undefined) found.set(username, digest);
+    }
+    return found;
+  }
+
+  async keyOwners(digests: readonly string[]): Promise<Map<string, string>> {
+    const found = new Map<string, string>();
+    for (const digest of digests) {
+      const username = this.keyOwner.get(digest);
+      if (username !== undefined) found.set(digest, username);
+    }
+    return found;
+  }
+
+  async existingItems(ids: readonly number[]): Promise<Set<number>> {
+    const found = new Set<number>();
+    for (const id of ids) if (this.itemExists.get(id) !== undefined) found.add(id);
+    return found;
+  }
+
+  async upsertAccounts(rows: readonly AccountUpsert[]): Promise<UpsertCounts> {
+    const counts = zeroCounts();
+    for (let index = 0; index < rows.length; index++) {
+      const { record, key } = rows[index];
+      try {
+        const values = accountValues(record);
+        if (key === undefined) {
+          // Keeping the key: the account must already be there.
+          if (this.updateAccountKeepingKey.run(values, record.username, values).changes > 0) counts.updated++;
+          else if (this.accountKey.get(record.username) !== undefined) counts.unchanged++;
+          else throw new Error(`account ${JSON.stringify(record.username)} is new and needs a key`);
+          continue;
+        }
+        values.push(key.digest, key.cipher);
+        if (this.insertAccount.run(record.username, values).changes > 0) counts.inserted++;
+        else if (this.updateAccount.run(values, record.username, values).changes > 0) counts.updated++;
+        else counts.unchanged++;
+      } catch (error) {
+        throw rejected(error, index);
+      }
+    }
+    return counts;
+  }
+
+  async upsertItems(rows: readonly ItemRecord[]): Promise<UpsertCounts> {
+    const counts = zeroCounts();
+    for (let index = 0; index < rows.length; index++) {
+      const record = rows[index];
+      try {
+        const values = itemValues(record);
+        if (this.insertItem.run(record.id, values).changes > 0) counts.inserted++;
+        else if (this.updateItem.run(values, record.id, values).changes > 0) counts.updated++;
+        else counts.unchanged++;
+      } catch (error) {
+        throw rejected(error, index);
+      }
+    }
+    return counts;
+  }
+
+  async upsertPurchases(rows: readonly PurchaseRecord[]): Promise<UpsertCounts> {
+    const counts = zeroCounts();
+    for (let index = 0; index < rows.length; index++) {
+      const record = rows[index];
+      try {
+        const values = purchaseValues(record);
+        if (this.insertPurchase.run(record.code_key, values).changes > 0) counts.inserted++;
+        else if (this.updatePurchase.run(values, record.code_key, values).changes > 0) counts.updated++;
+        else counts.unchanged++;
+      } catch (error) {
+        throw rejected(error, index);
+      }
+    }
+    return counts;
+  }
 }

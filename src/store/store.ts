@@ -99,8 +99,9 @@ export interface Store {
   isEmpty(): Promise<boolean>;
   /**
    * Runs `work` in one transaction: committed when it resolves, rolled back when it throws
-   * (the importer throws to discard an import with bad lines). Readers keep seeing the store as
-   * it was until the commit.
+   * (the importer throws to discard an import with bad lines). Other queries of the store keep
+   * seeing it as it was until the commit (except on an in-memory SQLite store, which has one
+   * connection only).
    */
   runImport<T>(work: (session: ImportSession) => Promise<T>): Promise<T>;
   close(): Promise<void>;

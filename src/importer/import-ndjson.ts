@@ -1,0 +1,70 @@
+import type { KeyMaterial } from '../keys/server-secret.js';
+import type { Store } from '../store/store.js';
+import { type ImportCounts, ImportRun, type LineError } from './import-run.js';
+import { type NdjsonInput, ndjsonLines } from './ndjson-lines.js';
+
+export type { ImportCounts, LineError } from './import-run.js';
+export { MAX_LISTED_ERRORS } from './import-run.js';
+
+/**
+ * What an import did. On success, the rows inserted, updated and left unchanged per type; on
+ * failure nothing was written, and the first bad lines (up to `MAX_LISTED_ERRORS`) are listed,
+ * in file order, with the count of them all.
+ */
+export type ImportResult =
+  | { readonly ok: true; readonly counts: ImportCounts }
+  | { readonly ok: false; readonly errors: readonly LineError[]; readonly errorCount: number };
+
+/** How far an import has read. */
+export interface ImportProgress {
+  readonly bytesRead: number;
+  /** Physical lines read, blank ones included. */
+  readonly linesRead: number;
+}
+
+export interface ImportOptions {
+  /** Called after each chunk of input. */
+  onProgress?(progress: ImportProgress): void;
+}
+
+/** Thrown inside the store's transaction to roll it back, carrying the bad lines out. */
+class DiscardedImport extends Error {
+  constructor(readonly result: ImportResult & { ok: false }) {
+    super('import discarded: the file has bad lines');
+  }
+}
+
+/**
+ * Loads accounts, items and purchases from NDJSON (SPEC 5), all or nothing: the whole input is
+ * read in one store transaction, committed only when every line is good. Streams: the input is
+ * never held whole in memory.
+ *
+ * Throws (after rolling back) when the input cannot be read or the store fails; bad lines are
+ * not an exception but an `ok: false` result. No message, thrown or returned, holds a key.
+ */
+export async function importNdjson(
+  store: Store,
+  keys: KeyMaterial,
+  input: NodeJS.ReadableStream | NdjsonInput,
+  options: ImportOptions = {},
+): Promise<ImportResult> {
+  try {
+    return await store.runImport(async (session) => {
+      const run = new ImportRun(session, keys);
+      for await (const chunk of ndjsonLines(input as NdjsonInput)) {
+        let line = chunk.firstLineNumber;
+        for (const text of chunk.lines) {
+          if (run.add(line, text)) await run.flush();
+          line++;
+        }
+        options.onProgress?.({ bytesRead: chunk.bytesRead, linesRead: line - 1 });
+      }
+      const result = await run.finish();
+      if (!result.ok) throw new DiscardedImport(result);
+      return result;
+    });
+  } catch (error) {
+    if (error instanceof DiscardedImport) return error.result;
+    throw error;
+  }
+}

@@ -1,0 +1,326 @@
+import type { ItemRecord, PurchaseRecord } from '../domain/records.js';
+import { digestApiKey, encryptApiKey, generateApiKey } from '../keys/api-keys.js';
+import type { KeyMaterial } from '../keys/server-secret.js';
+import {
+  type AccountUpsert,
+  ImportRowRejectedError,
+  type ImportSession,
+  type StoredKey,
+  type UpsertCounts,
+} from '../store/store.js';
+import type { AccountEntry } from './account-line.js';
+import { type LineType, parseLine } from './parse-line.js';
+
+/** A bad line: its physical 1-based number and what is wrong (never a key). */
+export interface LineError {
+  readonly line: number;
+  readonly message: string;
+}
+
+/** Rows inserted, updated and left unchanged, per line type. */
+export type ImportCounts = Record<LineType, UpsertCounts>;
+
+/** How many bad lines an import lists; it counts them all. */
+export const MAX_LISTED_ERRORS = 50;
+
+/** Lines per batch: each batch costs a few store round trips, and a larger one holds more in memory. */
+const BATCH_LINES = 4096;
+
+type Pending =
+  | {
+      readonly kind: 'account';
+      readonly line: number;
+      readonly entry: AccountEntry;
+      readonly digest: string | undefined;
+    }
+  | { readonly kind: 'item'; readonly line: number; readonly record: ItemRecord; readonly accountSeen: boolean }
+  | { readonly kind: 'purchase'; readonly line: number; readonly record: PurchaseRecord; readonly itemSeen: boolean };
+
+/** Lines read together and written together, in file order; no natural key repeats within one. */
+class Batch {
+  readonly entries: Pending[] = [];
+  /** Lines rejected on reading. */
+  readonly errors: LineError[] = [];
+  readonly accounts = new Set<string>();
+  readonly items = new Set<number>();
+  readonly purchases = new Set<string>();
+}
+
+const NOT_FOUND = 'does not exist (not in this file before this line, nor in the store)';
+
+const zeroCounts = (): UpsertCounts => ({ inserted: 0, updated: 0, unchanged: 0 });
+
+function isBlank(text: string): boolean {
+  return text.length === 0 || (text.charCodeAt(0) !== 0x7b /* { */ && text.trim() === '');
+}
+
+/**
+ * One import, line by line: reads and checks each line as it comes, then checks references and
+ * keys and writes a batch at a time, in file order.
+ *
+ * References honour the order of the file: an item may name an account from an earlier line or
+ * from the store, not from a later line. Lines are checked against what the file has said so far
+ * (kept in memory: the usernames and item ids named, and the keys given) and, for anything else,
+ * against the store, asked before the batch is written, so the store then holds only rows from
+ * earlier lines and rows that were there before the import.
+ *
+ * After the first bad line nothing more is written (the import will be rolled back), but every
+ * line is still checked, so one run reports every problem.
+ */
+export class ImportRun {
+  /** Usernames and item ids named by earlier lines, including bad ones: one mistake, one message. */
+  private readonly seenAccounts = new Set<string>();
+  private readonly seenItems = new Set<number>();
+  /** Found in the store (so there before the import): asked once. */
+  private readonly storedAccounts = new Set<string>();
+  private readonly storedItems = new Set<number>();
+  /** Keys given by earlier lines: digest to username, and each such account's current digest. */
+  private readonly keyHolders = new Map<string, string>();
+  private readonly givenKeys = new Map<string, string>();
+
+  private batch = new Batch();
+  private readonly sealed: Batch[] = [];
+  private readonly listed: LineError[] = [];
+  private errorCount = 0;
+  private readonly counts: ImportCounts = { account: zeroCounts(), item: zeroCounts(), purchase: zeroCounts() };
+
+  constructor(
+    private readonly session: ImportSession,
+    private readonly keys: KeyMaterial,
+  ) {}
+
+  /** Reads one physical line. True when batches are ready: call `flush()` before the next line. */
+  add(line: number, text: string): boolean {
+    if (isBlank(text)) return false;
+    const parsed = parseLine(text);
+    switch (parsed.kind) {
+      case 'account': {
+        const { username } = parsed.entry.record;
+        if (this.batch.accounts.has(username)) this.seal();
+        this.batch.accounts.add(username);
+        const apiKey = parsed.entry.apiKey;
+        const digest = apiKey === undefined ? undefined : digestApiKey(this.keys, apiKey);
+        this.batch.entries.push({ kind: 'account', line, entry: parsed.entry, digest });
+        this.seenAccounts.add(username);
+        break;
+      }
+      case 'item': {
+        const { record } = parsed;
+        if (this.batch.items.has(record.id)) this.seal();
+        this.batch.items.add(record.id);
+        this.batch.entries.push({ kind: 'item', line, record, accountSeen: this.seenAccounts.has(record.account) });
+        this.seenItems.add(record.id);
+        break;
+      }
+      case 'purchase': {
+        const { record } = parsed;
+        if (this.batch.purchases.has(record.code_key)) this.seal();
+        this.batch.purchases.add(record.code_key);
+        this.batch.entries.push({ kind: 'purchase', line, record, itemSeen: this.seenItems.has(record.item_id) });
+        break;
+      }
+      case 'bad': {
+        this.batch.errors.push({ line, message: parsed.message });
+        const declared = parsed.declares;
+        if (declared !== undefined) {
+          if ('username' in declared) this.seenAccounts.add(declared.username);
+          else this.seenItems.add(declared.itemId);
+        }
+        break;
+      }
+    }
+    if (this.batch.entries.length + this.batch.errors.length >= BATCH_LINES) this.seal();
+    return this.sealed.length > 0;
+  }
+
+  /** Checks and writes the batches that are ready, in order. */
+  async flush(): Promise<void> {
+    for (let batch = this.sealed.shift(); batch !== undefined; batch = this.sealed.shift()) await this.process(batch);
+  }
+
+  /** Checks and writes what is left; then the outcome. */
+  async finish(): Promise<{ ok: true; counts: ImportCounts } | { ok: false; errors: LineError[]; errorCount: number }> {
+    this.seal();
+    await this.flush();
+    return this.errorCount === 0
+      ? { ok: true, counts: this.counts }
+      : { ok: false, errors: this.listed, errorCount: this.errorCount };
+  }
+
+  private get writing(): boolean {
+    return this.errorCount === 0;
+  }
+
+  private seal(): void {
+    if (this.batch.entries.length === 0 && this.batch.errors.length === 0) return;
+    this.sealed.push(this.batch);
+    this.batch = new Batch();
+  }
+
+  private async process(batch: Batch): Promise<void> {
+    const errors = batch.errors;
+    const { storedKeys, owners, storedItems } = await this.lookUp(batch);
+    const accounts: AccountUpsert[] = [];
+    const accountLines: number[] = [];
+    const items: ItemRecord[] = [];
+    const itemLines: number[] = [];
+    const purchases: PurchaseRecord[] = [];
+    const purchaseLines: number[] = [];
+    // Once a line is bad nothing will be written: from there on, only look for more problems.
+    let writing = this.writing && errors.length === 0;
+    for (const pending of batch.entries) {
+      switch (pending.kind) {
+        case 'account': {
+          const decided = this.accountKey(pending, storedKeys.get(pending.entry.record.username), owners, writing);
+          if ('rejected' in decided) {
+            errors.push({ line: pending.line, message: `account: ${decided.rejected}` });
+            writing = false;
+          } else if (writing) {
+            accounts.push({ record: pending.entry.record, key: decided.key });
+            accountLines.push(pending.line);
+          }
+          break;
+        }
+        case 'item': {
+          const { account } = pending.record;
+          if (!pending.accountSeen && !this.storedAccounts.has(account)) {
+            if (storedKeys.has(account)) this.storedAccounts.add(account);
+            else {
+              const name = JSON.stringify(account);
+              errors.push({ line: pending.line, message: `item: account ${name} ${NOT_FOUND}` });
+              writing = false;
+              break;
+            }
+          }
+          if (writing) {
+            items.push(pending.record);
+            itemLines.push(pending.line);
+          }
+          break;
+        }
+        case 'purchase': {
+          const itemId = pending.record.item_id;
+          if (!pending.itemSeen && !this.storedItems.has(itemId)) {
+            if (storedItems.has(itemId)) this.storedItems.add(itemId);
+            else {
+              errors.push({ line: pending.line, message: `purchase: item_id ${itemId} ${NOT_FOUND}` });
+              writing = false;
+              break;
+            }
+          }
+          if (writing) {
+            purchases.push(pending.record);
+            purchaseLines.push(pending.line);
+          }
+          break;
+        }
+      }
+    }
+    if (writing) {
+      const rejected =
+        (await this.write('account', accountLines, () => this.session.upsertAccounts(accounts))) ??
+        (await this.write('item', itemLines, () => this.session.upsertItems(items))) ??
+        (await this.write('purchase', purchaseLines, () => this.session.upsertPurchases(purchases)));
+      if (rejected !== undefined) errors.push(rejected);
+    }
+    this.report(errors);
+  }
+
+  /** What the store holds for the batch's accounts, keys and referenced items, before it is written. */
+  private async lookUp(batch: Batch) {
+    const usernames = new Set<string>();
+    const digests = new Set<string>();
+    const itemIds = new Set<number>();
+    for (const pending of batch.entries) {
+      if (pending.kind === 'account') {
+        usernames.add(pending.entry.record.username);
+        if (pending.digest !== undefined) digests.add(pending.digest);
+      } else if (pending.kind === 'item') {
+        if (!pending.accountSeen && !this.storedAccounts.has(pending.record.account))
+          usernames.add(pending.record.account);
+      } else if (!pending.itemSeen && !this.storedItems.has(pending.record.item_id)) {
+        itemIds.add(pending.record.item_id);
+      }
+    }
+    return {
+      storedKeys: usernames.size > 0 ? await this.session.accountKeys([...usernames]) : new Map<string, string>(),
+      owners: digests.size > 0 ? await this.session.keyOwners([...digests]) : new Map<string, string>(),
+      storedItems: itemIds.size > 0 ? await this.session.existingItems([...itemIds]) : new Set<number>(),
+    };
+  }
+
+  /**
+   * The key to write for an account line (undefined keeps the stored one), or why the line is
+   * rejected. A key given in the file must not be another account's current key, in the store or
+   * given by an earlier line, unless that account has been given another key since.
+   */
+  private accountKey(
+    pending: Pending & { kind: 'account' },
+    storedDigest: string | undefined,
+    owners: ReadonlyMap<string, string>,
+    writing: boolean,
+  ): { key: StoredKey | undefined } | { rejected: string } {
+    const { username } = pending.entry.record;
+    const { digest } = pending;
+    if (digest === undefined) {
+      // An existing account keeps its key; a new one gets a fresh key.
+      if (storedDigest !== undefined || !writing) return { key: undefined };
+      const key = generateApiKey();
+      return { key: { digest: digestApiKey(this.keys, key), cipher: encryptApiKey(this.keys, key) } };
+    }
+    if (storedDigest !== digest) {
+      const holder = this.currentHolder(digest, owners.get(digest), username);
+      if (holder !== undefined) {
+        return {
+          rejected: `api_key is already the key of account ${JSON.stringify(holder)} (two accounts cannot share a key)`,
+        };
+      }
+    }
+    this.keyHolders.set(digest, username);
+    this.givenKeys.set(username, digest);
+    // The same key as stored: keep the row as it is, rather than encrypt it again.
+    if (storedDigest === digest || !writing) return { key: undefined };
+    return { key: { digest, cipher: encryptApiKey(this.keys, pending.entry.apiKey as string) } };
+  }
+
+  /** Another account that holds this key digest now, if any. */
+  private currentHolder(digest: string, storeHolder: string | undefined, username: string): string | undefined {
+    const fileHolder = this.keyHolders.get(digest);
+    if (fileHolder !== undefined && fileHolder !== username && this.givenKeys.get(fileHolder) === digest) {
+      return fileHolder;
+    }
+    // A stored holder still holds it unless an earlier line gave it another key.
+    if (
+      storeHolder !== undefined &&
+      storeHolder !== username &&
+      (this.givenKeys.get(storeHolder) ?? digest) === digest
+    ) {
+      return storeHolder;
+    }
+    return undefined;
+  }
+
+  /** Writes one type's rows of a batch; a row the store refuses becomes that line's error. */
+  private async write(type: LineType, lines: readonly number[], upsert: () => Promise<UpsertCounts>) {
+    if (lines.length === 0) return undefined;
+    try {
+      const written = await upsert();
+      const counts = this.counts[type];
+      counts.inserted += written.inserted;
+      counts.updated += written.updated;
+      counts.unchanged += written.unchanged;
+      return undefined;
+    } catch (error) {
+      if (!(error instanceof ImportRowRejectedError)) throw error;
+      const line = lines[error.index] ?? 0;
+      return { line, message: `${type}: the store refused this line (${error.reason})` };
+    }
+  }
+
+  private report(errors: LineError[]): void {
+    if (errors.length === 0) return;
+    errors.sort((a, b) => a.line - b.line);
+    for (const error of errors) if (this.listed.length < MAX_LISTED_ERRORS) this.listed.push(error);
+    this.errorCount += errors.length;
+  }
+}

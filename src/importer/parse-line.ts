@@ -1,0 +1,72 @@
+import type { ItemRecord, PurchaseRecord } from '../domain/records.js';
+import { type AccountEntry, isUsername, readAccountLine } from './account-line.js';
+import { type LineReading, parseItemId } from './field-reader.js';
+import { readItemLine } from './item-line.js';
+import { readPurchaseLine } from './purchase-line.js';
+
+/** The kinds of line an import file holds. */
+export const LINE_TYPES = ['account', 'item', 'purchase'] as const;
+export type LineType = (typeof LINE_TYPES)[number];
+
+/** One non-blank line, read. */
+export type ParsedLine =
+  | { readonly kind: 'account'; readonly entry: AccountEntry }
+  | { readonly kind: 'item'; readonly record: ItemRecord }
+  | { readonly kind: 'purchase'; readonly record: PurchaseRecord }
+  | {
+      readonly kind: 'bad';
+      readonly message: string;
+      /**
+       * The account or item a rejected line was about, when its key could be read, so that later
+       * lines naming it are not reported as well: one mistake, one message.
+       */
+      readonly declares?: { readonly username: string } | { readonly itemId: number };
+    };
+
+const TYPE_LIST = LINE_TYPES.map((type) => JSON.stringify(type)).join(', ');
+
+/** Parses and validates one non-blank NDJSON line; the message of a bad line never repeats a value. */
+export function parseLine(text: string): ParsedLine {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    // The parser's own message quotes the line, which may hold a key: say no more than this.
+    return { kind: 'bad', message: 'not valid JSON' };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { kind: 'bad', message: 'must be a JSON object' };
+  }
+  const type = (value as { type?: unknown }).type;
+  switch (type) {
+    case 'account': {
+      const read = readAccountLine(value);
+      if (read.ok) return { kind: 'account', entry: read.value };
+      const username = (value as { username?: unknown }).username;
+      return bad('account', read, typeof username === 'string' && isUsername(username) ? { username } : undefined);
+    }
+    case 'item': {
+      const read = readItemLine(value);
+      if (read.ok) return { kind: 'item', record: read.value };
+      const itemId = parseItemId((value as { id?: unknown }).id);
+      return bad('item', read, itemId === undefined ? undefined : { itemId });
+    }
+    case 'purchase': {
+      const read = readPurchaseLine(value);
+      return read.ok ? { kind: 'purchase', record: read.value } : bad('purchase', read, undefined);
+    }
+    case undefined:
+      return { kind: 'bad', message: `type is required: one of ${TYPE_LIST}` };
+    default:
+      return { kind: 'bad', message: `type must be one of ${TYPE_LIST}` };
+  }
+}
+
+function bad(
+  type: LineType,
+  read: LineReading<unknown> & { ok: false },
+  declares: { username: string } | { itemId: number } | undefined,
+): ParsedLine {
+  const message = `${type}: ${read.problems.join('; ')}`;
+  return declares === undefined ? { kind: 'bad', message } : { kind: 'bad', message, declares };
+}

@@ -1,0 +1,72 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { loadKeyMaterial } from '../../src/keys/key-material.js';
+import { createLogger } from '../../src/logging.js';
+import { openStore } from '../../src/store/open-store.js';
+import { cleanEnv, runCli } from '../helpers/processes.js';
+
+const cwd = mkdtempSync(join(tmpdir(), 'marketplace-cli-'));
+const env = cleanEnv({ DATABASE_URL: `sqlite:${join(cwd, 'store.db')}` });
+const FILE_KEY = 'given-in-the-file_0123456789';
+
+/** Asks the real app over the same store file what a key opens. */
+async function statusFor(key: string): Promise<number> {
+  const config = loadConfig(env);
+  const store = await openStore(config.store);
+  const app = await buildApp({ config, store, keys: loadKeyMaterial(config), logger: createLogger('silent') });
+  try {
+    return (await app.inject({ url: '/api/account/details', headers: { 'x-api-key': key } })).statusCode;
+  } finally {
+    await app.close();
+    await store.close();
+  }
+}
+
+describe('npm run cli -- keys', () => {
+  it('shows the key an import gave, rotates it, and the old key stops working at once', async () => {
+    const file = join(cwd, 'seed.ndjson');
+    writeFileSync(
+      file,
+      `${JSON.stringify({
+        type: 'account',
+        username: 'jdoe',
+        email: 'j@example.com',
+        api_key: FILE_KEY,
+        registered_at: '2023-01-02T03:04:05Z',
+      })}\n`,
+    );
+    const imported = await runCli(['import', file], { cwd, env });
+    expect(imported.code, imported.stderr).toBe(0);
+
+    expect(await runCli(['keys', 'show', 'jdoe'], { cwd, env })).toEqual({
+      code: 0,
+      stdout: `${FILE_KEY}\n`,
+      stderr: '',
+    });
+    expect(await statusFor(FILE_KEY)).toBe(200);
+
+    const rotated = await runCli(['keys', 'rotate', 'jdoe'], { cwd, env });
+    expect(rotated.code).toBe(0);
+    const newKey = rotated.stdout.trim();
+    expect(newKey).toMatch(/^[0-9a-f]{64}$/);
+    expect(rotated.stderr).toBe('The old key no longer works. This new key is shown once: keep it safe.\n');
+
+    expect(await statusFor(FILE_KEY)).toBe(401);
+    expect(await statusFor(newKey)).toBe(200);
+    expect((await runCli(['keys', 'show', 'jdoe'], { cwd, env })).stdout).toBe(`${newKey}\n`);
+  });
+
+  it('says so for an unknown account, without a stack trace', async () => {
+    expect(await runCli(['keys', 'show', 'nobody'], { cwd, env })).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'no account named "nobody"\n',
+    });
+    const rotated = await runCli(['keys', 'rotate', 'nobody'], { cwd, env });
+    expect([rotated.code, rotated.stderr]).toEqual([1, 'no account named "nobody"\n']);
+  });
+});

@@ -1,0 +1,126 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+function withFile(contents: unknown, env: Record<string, string> = {}) {
+  const path = join(mkdtempSync(join(tmpdir(), 'config-')), 'config.json');
+  writeFileSync(path, typeof contents === 'string' ? contents : JSON.stringify(contents));
+  return { MARKETPLACE_CONFIG: path, ...env };
+}
+
+function problemsOf(env: Record<string, string>): readonly string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('config was accepted');
+}
+
+describe('loadConfig', () => {
+  it('defaults to the shipped example: en at /, pt at /pt in BRL at 5.00, SQLite in ./data', () => {
+    const config = loadConfig({});
+    expect(config.variants.map((v) => [v.lang, v.host, v.prefix, v.currency])).toEqual([
+      ['en', undefined, '', 'USD'],
+      ['pt', undefined, '/pt', 'BRL'],
+    ]);
+    expect(config.variants[1]?.rate).toEqual({ numerator: 500n, scale: 100n });
+    expect(config.store).toEqual({ kind: 'sqlite', path: './data/marketplace.db' });
+    expect(config.storeIsDefault).toBe(true);
+    expect([config.host, config.port, config.logLevel, config.support]).toEqual(['127.0.0.1', 8080, 'info', true]);
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('takes the environment over the file', () => {
+    const config = loadConfig(
+      withFile(
+        { support: false, variants: [{ lang: 'pt', baseUrl: 'https://API.example.com.br/v1/', currency: 'USD' }] },
+        { DATABASE_URL: 'sqlite:/tmp/x.db', HOST: '0.0.0.0', PORT: '9000', LOG_LEVEL: 'warn' },
+      ),
+    );
+    expect(config.support).toBe(false);
+    expect(config.variants.map((v) => [v.lang, v.host, v.prefix, v.rate])).toEqual([
+      ['pt', 'api.example.com.br', '/v1', { numerator: 1n, scale: 1n }],
+    ]);
+    expect([config.store, config.storeIsDefault, config.host, config.port, config.logLevel]).toEqual([
+      { kind: 'sqlite', path: '/tmp/x.db' },
+      false,
+      '0.0.0.0',
+      9000,
+      'warn',
+    ]);
+  });
+
+  it('lists every problem, one line each, and never starts half-configured', () => {
+    const problems = problemsOf(
+      withFile(
+        {
+          storeCurrency: 'usd',
+          colour: 'blue',
+          variants: [
+            { lang: 'en', baseUrl: '/', currency: 'USD' },
+            { lang: 'pt', baseUrl: '/', currency: 'BRL', rate: '5' },
+          ],
+        },
+        { PORT: 'eighty', LOG_LEVEL: 'loud' },
+      ),
+    );
+    expect(problems).toEqual([
+      'colour: Unexpected property',
+      "storeCurrency: Expected string to match '^[A-Z]{3}$'",
+      'PORT: must be a whole number from 0 to 65535',
+      'LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent',
+    ]);
+  });
+
+  it('refuses two variants on the same host and prefix, and a foreign currency without a rate', () => {
+    const problems = problemsOf(
+      withFile({
+        variants: [
+          { lang: 'en', baseUrl: '/', currency: 'USD' },
+          { lang: 'pt', baseUrl: '/', currency: 'USD' },
+          { lang: 'pt', baseUrl: '/pt', currency: 'BRL' },
+          { lang: 'en', baseUrl: 'https://a.example.com/', currency: 'USD' },
+          { lang: 'pt', baseUrl: 'https://A.example.com', currency: 'USD' },
+        ],
+      }),
+    );
+    expect(problems).toEqual([
+      'variants[1] (pt).baseUrl: variants[0] already serves */',
+      "variants[2] (pt).rate: required, because the variant's currency BRL differs from storeCurrency USD",
+      'variants[4] (pt).baseUrl: variants[3] already serves a.example.com/',
+    ]);
+  });
+
+  it('requires SECRET_KEY with PostgreSQL, and a readable JSON file', () => {
+    expect(problemsOf({ DATABASE_URL: 'postgres://127.0.0.1/test' })).toEqual([
+      'SECRET_KEY: required with PostgreSQL, and the same for every instance',
+    ]);
+    expect(problemsOf({ DATABASE_URL: 'mysql://x' })).toEqual([
+      'DATABASE_URL: must be sqlite:<path> or postgres://...',
+    ]);
+    const [bad] = problemsOf(withFile('{ not json'));
+    expect(bad).toMatch(/config\.json: not valid JSON/);
+    expect(problemsOf({ MARKETPLACE_CONFIG: '/nonexistent/config.json' })).toEqual([
+      'MARKETPLACE_CONFIG: cannot read /nonexistent/config.json (ENOENT)',
+    ]);
+  });
+});
+
+describe('the shipped example configuration', () => {
+  it('is the built-in default, so the two cannot drift', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { defaultConfigFile } = await import('../src/config.js');
+    const example = JSON.parse(readFileSync(new URL('../config/marketplace.example.json', import.meta.url), 'utf8'));
+    const { $comment, ...rest } = example;
+    expect($comment).toMatch(/example to replace/);
+    expect(rest).toEqual(defaultConfigFile);
+    expect(
+      loadConfig({ MARKETPLACE_CONFIG: new URL('../config/marketplace.example.json', import.meta.url).pathname })
+        .variants,
+    ).toEqual(loadConfig({}).variants);
+  });
+});

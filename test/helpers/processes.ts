@@ -1,0 +1,90 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+// Run the TypeScript sources directly, so tests never depend on a stale build.
+const TSX_LOADER = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
+
+export interface Running {
+  readonly child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the first match of `pattern` in stdout, or rejects when the process exits first or time runs out. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  /** Resolves with the exit code (or signal name). */
+  exited(): Promise<number | string>;
+}
+
+/** Starts one of the project's entry points (`src/main.ts`, `src/cli/main.ts`) as its own process. */
+export function startNode(
+  entry: string,
+  args: readonly string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; input?: string },
+): Running {
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, join(ROOT, entry), ...args], {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (chunk) => {
+    out += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    err += chunk;
+  });
+  child.stdin.end(options.input ?? '');
+  const exit = new Promise<number | string>((resolve) => {
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? -1));
+  });
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    exited: () => exit,
+    waitFor(pattern, timeoutMs = 30_000) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(
+          () => finish(new Error(`timed out waiting for ${pattern}\n${out}\n${err}`)),
+          timeoutMs,
+        );
+        const check = () => {
+          const match = out.match(pattern);
+          if (match) finish(undefined, match);
+        };
+        const onExit = () => finish(new Error(`exited before ${pattern}\nstdout: ${out}\nstderr: ${err}`));
+        function finish(error?: Error, match?: RegExpMatchArray) {
+          clearTimeout(timer);
+          child.stdout?.off('data', check);
+          child.off('exit', onExit);
+          if (error) reject(error);
+          else resolve(match as RegExpMatchArray);
+        }
+        child.stdout?.on('data', check);
+        child.once('exit', onExit);
+        check();
+      });
+    },
+  };
+}
+
+/** Runs a CLI command to its end. */
+export async function runCli(
+  args: readonly string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; input?: string },
+) {
+  const running = startNode('src/cli/main.ts', args, options);
+  const code = await running.exited();
+  return { code, stdout: running.stdout(), stderr: running.stderr() };
+}
+
+/** The environment for a child process: this one's, without anything that would pick another store or config. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of ['DATABASE_URL', 'MARKETPLACE_CONFIG', 'SECRET_KEY', 'HOST', 'PORT', 'LOG_LEVEL', 'ADMIN_TOKEN']) {
+    delete env[name];
+  }
+  return { ...env, ...extra };
+}

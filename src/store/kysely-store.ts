@@ -1,16 +1,20 @@
-import { type Kysely, Migrator } from 'kysely';
-import type { AccountRow, ItemRow, PurchaseWithItem } from '../domain/records.js';
+import { type CompiledQuery, type Kysely, Migrator } from 'kysely';
+import type { AccountRow, ItemRow, PurchaseLookup, PurchaseRow, PurchaseWithItem } from '../domain/records.js';
 import type { Database } from './database.js';
 import type { Dialect } from './dialect.js';
 import { migrationProvider } from './migrations/index.js';
+import type { QueryRunner } from './query-runner.js';
 import { type ImportSession, type Store, type StoredKey, StoreUnavailableError } from './store.js';
 
 /** What a dialect adds to the shared queries. */
 export interface DialectParts {
   readonly dialect: Dialect;
+  /** Runs the read queries below, prepared once. */
+  readonly runner: QueryRunner;
   /** True for errors that mean the store cannot be used right now, rather than a bug. */
   isUnavailable(error: unknown): boolean;
   runImport<T>(db: Kysely<Database>, work: (session: ImportSession) => Promise<T>): Promise<T>;
+  changedSinceLastCheck(): boolean;
   close(): Promise<void>;
 }
 
@@ -21,55 +25,82 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
   if (error) throw error;
 }
 
+type PurchaseJoinRow = PurchaseRow & { item_account: string; item_supported: 0 | 1 };
+
+/**
+ * The read queries, built once by Kysely. Their values are placeholders here: each call passes
+ * its own, in the order the placeholders appear.
+ */
+function compileReadQueries(db: Kysely<Database>) {
+  return {
+    accountByKeyDigest: db.selectFrom('accounts').selectAll().where('key_digest', '=', '').compile(),
+    accountByUsername: db.selectFrom('accounts').selectAll().where('username', '=', '').compile(),
+    approvedItemsOf: db
+      .selectFrom('items')
+      .selectAll()
+      .where('account', '=', '')
+      .where('status', '=', 'approved')
+      .orderBy('id', 'desc')
+      .compile(),
+    item: db.selectFrom('items').selectAll().where('id', '=', 0).compile(),
+    purchaseByCode: db
+      .selectFrom('purchases')
+      .innerJoin('items', 'items.id', 'purchases.item_id')
+      .selectAll('purchases')
+      .select(['items.account as item_account', 'items.supported as item_supported'])
+      .where('purchases.code_key', '=', '')
+      .compile() as CompiledQuery<PurchaseJoinRow>,
+    anyAccount: db.selectFrom('accounts').select('username').limit(1).compile(),
+  };
+}
+
 /** The queries both stores share, written once against Kysely. */
 export class KyselyStore implements Store {
   readonly dialect: Dialect;
+  private readonly queries: ReturnType<typeof compileReadQueries>;
+  private readonly runner: QueryRunner;
+  /** Set by this store's own writes, which a dialect's change signal may not report to its writer. */
+  private changedHere = false;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly parts: DialectParts,
   ) {
     this.dialect = parts.dialect;
+    this.runner = parts.runner;
+    this.queries = compileReadQueries(db);
   }
 
   accountByKeyDigest(digest: string): Promise<AccountRow | undefined> {
-    return this.guard(() =>
-      this.db.selectFrom('accounts').selectAll().where('key_digest', '=', digest).executeTakeFirst(),
-    );
+    return this.guard(() => this.runner.first(this.queries.accountByKeyDigest, [digest]));
   }
 
   accountByUsername(username: string): Promise<AccountRow | undefined> {
-    return this.guard(() =>
-      this.db.selectFrom('accounts').selectAll().where('username', '=', username).executeTakeFirst(),
-    );
+    return this.guard(() => this.runner.first(this.queries.accountByUsername, [username]));
   }
 
   approvedItemsOf(username: string): Promise<ItemRow[]> {
-    return this.guard(() =>
-      this.db
-        .selectFrom('items')
-        .selectAll()
-        .where('account', '=', username)
-        .where('status', '=', 'approved')
-        .orderBy('id', 'desc')
-        .execute(),
-    );
+    return this.guard(() => this.runner.all(this.queries.approvedItemsOf, [username, 'approved']));
   }
 
   item(id: number): Promise<ItemRow | undefined> {
-    return this.guard(() => this.db.selectFrom('items').selectAll().where('id', '=', id).executeTakeFirst());
+    return this.guard(() => this.runner.first(this.queries.item, [id]));
+  }
+
+  purchaseByCode(codeKey: string): Promise<PurchaseLookup | undefined> {
+    return this.guard(async () => {
+      const row = await this.runner.first(this.queries.purchaseByCode, [codeKey]);
+      if (!row) return undefined;
+      const { item_account, item_supported, ...purchase } = row;
+      return { purchase, itemAccount: item_account, itemSupported: item_supported };
+    });
   }
 
   purchaseWithItem(codeKey: string): Promise<PurchaseWithItem | undefined> {
     return this.guard(async () => {
-      const purchase = await this.db
-        .selectFrom('purchases')
-        .selectAll()
-        .where('code_key', '=', codeKey)
-        .executeTakeFirst();
-      if (!purchase) return undefined;
-      const item = await this.db.selectFrom('items').selectAll().where('id', '=', purchase.item_id).executeTakeFirst();
-      return item ? { purchase, item } : undefined;
+      const found = await this.purchaseByCode(codeKey);
+      const item = found && (await this.item(found.purchase.item_id));
+      return found && item ? { purchase: found.purchase, item } : undefined;
     });
   }
 
@@ -80,18 +111,31 @@ export class KyselyStore implements Store {
         .set({ key_digest: key.digest, key_cipher: key.cipher })
         .where('username', '=', username)
         .executeTakeFirst();
+      this.changedHere = true;
       return result.numUpdatedRows > 0n;
     });
   }
 
   isEmpty(): Promise<boolean> {
-    return this.guard(
-      async () => !(await this.db.selectFrom('accounts').select('username').limit(1).executeTakeFirst()),
-    );
+    return this.guard(async () => (await this.runner.first(this.queries.anyAccount, [])) === undefined);
   }
 
   runImport<T>(work: (session: ImportSession) => Promise<T>): Promise<T> {
-    return this.guard(() => this.parts.runImport(this.db, work));
+    return this.guard(async () => {
+      try {
+        return await this.parts.runImport(this.db, work);
+      } finally {
+        this.changedHere = true;
+      }
+    });
+  }
+
+  changedSinceLastCheck(): boolean {
+    // Both are asked every time, so the dialect's signal is consumed even when ours is set.
+    const elsewhere = this.parts.changedSinceLastCheck();
+    const here = this.changedHere;
+    this.changedHere = false;
+    return elsewhere || here;
   }
 
   async close(): Promise<void> {

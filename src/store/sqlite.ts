@@ -1,9 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { type CompiledQuery, Kysely, SqliteDialect } from 'kysely';
 import type { Database } from './database.js';
 import { KyselyStore, migrateToLatest } from './kysely-store.js';
+import type { QueryRunner } from './query-runner.js';
 import { runSqliteImport } from './sqlite-import.js';
 import type { Store } from './store.js';
 
@@ -16,6 +17,25 @@ function isUnavailable(error: unknown): boolean {
   if (typeof code === 'string' && UNAVAILABLE_CODES.test(code)) return true;
   // better-sqlite3 says so when a query runs after the store was closed.
   return error instanceof TypeError && /database connection is not open/.test(error.message);
+}
+
+/** Prepares each compiled query once, on first use, and runs it synchronously. */
+function createSqliteRunner(sqlite: BetterSqlite3.Database): QueryRunner {
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  const prepared = (query: CompiledQuery) => {
+    let statement = statements.get(query.sql);
+    if (!statement) {
+      statement = sqlite.prepare(query.sql);
+      statements.set(query.sql, statement);
+    }
+    return statement;
+  };
+  return {
+    first: async <R>(query: CompiledQuery<R>, parameters: readonly unknown[]) =>
+      prepared(query).get(...parameters) as R | undefined,
+    all: async <R>(query: CompiledQuery<R>, parameters: readonly unknown[]) =>
+      prepared(query).all(...parameters) as R[],
+  };
 }
 
 /** Opens (creating when needed) and migrates the SQLite store at `path`. */
@@ -37,9 +57,19 @@ export async function openSqliteStore(path: string): Promise<Store> {
     await db.destroy();
     throw error;
   }
+  const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
+  let lastVersion = dataVersion.get();
   return new KyselyStore(db, {
     dialect: 'sqlite',
+    runner: createSqliteRunner(sqlite),
     isUnavailable,
+    // SQLite counts commits made by other connections (the CLI, an import) in data_version.
+    changedSinceLastCheck() {
+      const version = dataVersion.get();
+      if (version === lastVersion) return false;
+      lastVersion = version;
+      return true;
+    },
     runImport: (_db, work) => runSqliteImport(sqlite, work),
     close: () => db.destroy(),
   });

@@ -3,6 +3,7 @@ import type {
   AccountRow,
   ItemRecord,
   ItemRow,
+  PurchaseLookup,
   PurchaseRecord,
   PurchaseWithItem,
 } from '../domain/records.js';
@@ -93,6 +94,8 @@ export interface Store {
   item(id: number): Promise<ItemRow | undefined>;
   /** By the code's lower-case key. */
   purchaseWithItem(codeKey: string): Promise<PurchaseWithItem | undefined>;
+  /** By the code's lower-case key: the purchase and who owns its item, without the rest of the item. */
+  purchaseByCode(codeKey: string): Promise<PurchaseLookup | undefined>;
   /** Replaces the account's key; false when there is no such account. */
   replaceAccountKey(username: string, key: StoredKey): Promise<boolean>;
   /** True when the store holds no account at all. */
@@ -104,5 +107,10 @@ export interface Store {
    * connection only).
    */
   runImport<T>(work: (session: ImportSession) => Promise<T>): Promise<T>;
+  /**
+   * True when another writer (a CLI command, an import, another instance) may have changed the
+   * store since the previous call. Cheap enough to ask on every request; caches clear on true.
+   */
+  changedSinceLastCheck(): boolean;
   close(): Promise<void>;
 }

@@ -1,3 +1,5 @@
+import type { IncomingMessage } from 'node:http';
+import { finished } from 'node:stream/promises';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import Fastify, {
@@ -51,6 +53,33 @@ function withoutTrailingSlash(path: string): string {
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
 }
 
+/**
+ * Log fields that may hold an API key (SPEC 6: never in a log line): the key headers wherever a
+ * plugin logs headers, and the raw bytes of a request Node could not parse (Fastify logs them at trace).
+ */
+const KEY_HEADERS = ['authorization', '"x-api-key"'];
+const REDACTED_PATHS = [
+  ...['headers', '*.headers'].flatMap((headers) => KEY_HEADERS.map((name) => `${headers}[${name}]`)),
+  'err.rawPacket',
+];
+
+/**
+ * Fastify's bodyLimit never sees a multipart body (the plugin streams the raw request into its
+ * parser), so its bytes are counted here: over the limit, the parser is stopped with a 413.
+ * `prependListener` adds the counter without starting the flow; the plugin's pipe starts it.
+ */
+function limitMultipartBody(raw: IncomingMessage): void {
+  let received = 0;
+  const count = (chunk: Buffer) => {
+    received += chunk.length;
+    if (received <= BODY_LIMIT) return;
+    raw.off('data', count);
+    // The multipart parser listens for request errors and rejects with this one.
+    if (raw.listenerCount('error') > 0) raw.emit('error', new ApiError('bodyTooLarge'));
+  };
+  raw.prependListener('data', count);
+}
+
 /** Builds the HTTP app over an open store. `main.ts` runs it; tests build it the same way. */
 export async function buildApp({ config, store, keys, logger }: AppOptions): Promise<FastifyInstance> {
   const resolver = createVariantResolver(config.variants);
@@ -61,7 +90,8 @@ export async function buildApp({ config, store, keys, logger }: AppOptions): Pro
     request.variant ?? resolver.forPath(pathOf(request.url), request.host).variant;
 
   const app = Fastify({
-    loggerInstance: logger,
+    // A plugin may log request headers (multipart does, at trace level): keys are redacted.
+    loggerInstance: logger.child({}, { redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }),
     // Access lines are written at debug level by the onResponse hook below, without query strings.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
@@ -76,15 +106,24 @@ export async function buildApp({ config, store, keys, logger }: AppOptions): Pro
   app.decorateRequest('variant', null);
   app.decorateRequest('handlerStarted', false);
 
+  // Only JSON, form and multipart bodies are accepted (SPEC 2.1): Fastify's own text/plain parser goes.
+  app.removeContentTypeParser('text/plain');
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
+  // Added before the multipart plugin so that it runs just before the plugin's hook reads the body.
+  app.addHook('preValidation', async (request) => {
+    if (request.isMultipart()) limitMultipartBody(request.raw);
+  });
   await app.register(multipart, {
     attachFieldsToBody: true,
     // Fields only: a file part is read to its end and dropped, like any unknown field.
+    // A file cut short (the body went over the limit, or the client left) never ends: waiting
+    // for 'end' alone would leave the request hanging.
     onFile: async (part) => {
       part.file.resume();
-      await new Promise((resolve) => part.file.once('end', resolve));
+      await finished(part.file).catch(() => {});
     },
-    limits: { fieldSize: BODY_LIMIT, fileSize: BODY_LIMIT, fields: 200, parts: 200 },
+    // The byte count above bounds the number of parts: a small body with many fields is fine.
+    limits: { fieldSize: BODY_LIMIT, fileSize: BODY_LIMIT, fields: BODY_LIMIT, parts: BODY_LIMIT },
   });
 
   // Route first (404, 405), then the body's size, before anything is read (SPEC 2.2.1).
@@ -124,7 +163,11 @@ export async function buildApp({ config, store, keys, logger }: AppOptions): Pro
 
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
     const variant = variantOf(request);
-    if (error instanceof ApiError) return sendError(reply, variant, error.kind, error.detail);
+    if (error instanceof ApiError) {
+      // The rest of an oversized body is left unread: the connection cannot carry another request.
+      if (error.kind === 'bodyTooLarge') reply.header('connection', 'close');
+      return sendError(reply, variant, error.kind, error.detail);
+    }
     if (error instanceof StoreUnavailableError) {
       request.log.error({ err: error.cause }, 'store unavailable');
       return sendError(reply, variant, 'serviceUnavailable');
@@ -134,6 +177,8 @@ export async function buildApp({ config, store, keys, logger }: AppOptions): Pro
       if (error.statusCode === 413) return sendError(reply, variant, 'bodyTooLarge');
       if (error.statusCode === 415) return sendError(reply, variant, 'unsupportedContentType');
       if (error.statusCode !== undefined && error.statusCode < 500) return sendError(reply, variant, 'malformedBody');
+      // The multipart parser reports a body it cannot read (no boundary, say) without a status.
+      if (error.statusCode === undefined && request.isMultipart()) return sendError(reply, variant, 'malformedBody');
     }
     request.log.error({ err: error }, 'unexpected error');
     return sendError(reply, variant, 'internal');

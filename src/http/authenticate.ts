@@ -12,7 +12,7 @@ import { ApiError } from './api-error.js';
 export async function authenticate(store: Store, material: KeyMaterial, apiKey: string): Promise<AccountRow> {
   const digest = digestApiKey(material, apiKey);
   const account = await store.accountByKeyDigest(digest);
-  if (!account || account.status !== 'active' || !digestsEqual(account.key_digest, digest)) {
+  if (account?.status !== 'active' || !digestsEqual(account.key_digest, digest)) {
     throw new ApiError('invalidRequest');
   }
   return account;

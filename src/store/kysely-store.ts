@@ -117,7 +117,7 @@ export class KyselyStore implements Store {
   }
 
   isEmpty(): Promise<boolean> {
-    return this.guard(async () => (await this.runner.first(this.queries.anyAccount, [])) === undefined);
+    return this.guard(async () => (await this.runner.first(this.queries.anyAccount, [1])) === undefined);
   }
 
   runImport<T>(work: (session: ImportSession) => Promise<T>): Promise<T> {

@@ -1,0 +1,352 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { defaultConfigFile } from '../src/config.js';
+import { BENCH_SECRET, BIG_SELLER, FIFTY_SELLER, prepareBenchStore } from './bench-store.js';
+import {
+  accountApiKey,
+  accountLine,
+  dataset,
+  FULL_DATASET,
+  itemAccountIndex,
+  itemIdAt,
+  itemLine,
+  purchaseCode,
+  purchaseItemIndex,
+  purchaseLine,
+} from './generate-data.js';
+
+/**
+ * `npm run bench`: the real server (the `npm start` build) against a bare node:http baseline that
+ * writes precomputed copies of the same responses, measured alternately in one run on this
+ * machine, per endpoint. Loopback only; every run is bounded in time and stops by itself.
+ */
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const { values: args } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '50' },
+    purchases: { type: 'string', default: String(FULL_DATASET.purchases) },
+  },
+});
+const DURATION = Number(args.duration);
+const ROUNDS = Number(args.rounds);
+const CONNECTIONS = Number(args.connections);
+const data =
+  args.purchases === String(FULL_DATASET.purchases) ? FULL_DATASET : dataset({ purchases: Number(args.purchases) });
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+const random = (n: number) => Math.floor(Math.random() * n);
+
+// ---- what to ask: valid and invalid inputs, drawn from the generator's pure functions ----
+
+const accountActive = (index: number) => accountLine(data, index).status === 'active';
+
+function sample<T>(count: number, draw: () => T | undefined): T[] {
+  const found: T[] = [];
+  for (let tries = 0; found.length < count && tries < count * 20; tries++) {
+    const value = draw();
+    if (value !== undefined) found.push(value);
+  }
+  return found;
+}
+
+const validPurchases = sample(10_000, () => {
+  const index = random(data.purchases);
+  const owner = itemAccountIndex(data, purchaseItemIndex(data, index));
+  if (purchaseLine(data, index).status !== 'active' || !accountActive(owner)) return undefined;
+  return { key: accountApiKey(data, owner), code: purchaseCode(data, index) };
+});
+const activeAccounts = sample(5_000, () => {
+  const index = random(data.accounts);
+  return accountActive(index) ? accountApiKey(data, index) : undefined;
+});
+const approvedItems = sample(10_000, () => {
+  const index = random(data.items);
+  const owner = itemAccountIndex(data, index);
+  if (itemLine(data, index).status !== 'approved' || !accountActive(owner)) return undefined;
+  return { key: accountApiKey(data, owner), id: itemIdAt(index) };
+});
+const invalidCode = () =>
+  `${random(0xffffffff).toString(16).padStart(8, '0')}-dead-4bad-8bad-${random(0xffffff).toString(16).padStart(12, '0')}`;
+
+interface Case {
+  readonly name: string;
+  readonly target: number;
+  readonly expectedStatus: number;
+  request(): { method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body?: string };
+}
+
+const pick = <T>(list: readonly T[]) => list[random(list.length)] as T;
+const cases: Case[] = [
+  {
+    name: 'validation, valid codes (JSON POST)',
+    target: 0.6,
+    expectedStatus: 200,
+    request: () => {
+      const { key, code } = pick(validPurchases);
+      return {
+        method: 'POST',
+        path: '/api/purchases/validation',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify({ purchase_code: code }),
+      };
+    },
+  },
+  {
+    name: 'validation, invalid codes',
+    target: 0.6,
+    expectedStatus: 404,
+    request: () => ({
+      method: 'POST',
+      path: '/api/purchases/validation',
+      headers: { 'x-api-key': pick(activeAccounts), 'content-type': 'application/json' },
+      body: JSON.stringify({ purchase_code: invalidCode() }),
+    }),
+  },
+  {
+    name: 'account details',
+    target: 0.6,
+    expectedStatus: 200,
+    request: () => ({ method: 'GET', path: '/api/account/details', headers: { 'x-api-key': pick(activeAccounts) } }),
+  },
+  {
+    name: 'one item',
+    target: 0.6,
+    expectedStatus: 200,
+    request: () => {
+      const { key, id } = pick(approvedItems);
+      return { method: 'GET', path: `/api/items/item?item_id=${id}`, headers: { 'x-api-key': key } };
+    },
+  },
+  {
+    name: 'items of a 50-item seller',
+    target: 0.4,
+    expectedStatus: 200,
+    request: () => ({ method: 'GET', path: '/api/items/all', headers: { 'x-api-key': FIFTY_SELLER.apiKey } }),
+  },
+];
+
+// ---- processes ----
+
+function startProcess(
+  command: string[],
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, command, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`not ready in 60 s: ${command.join(' ')}\n${out}`)), 60_000);
+    child.stdout?.on('data', (chunk) => {
+      out += chunk;
+      const match = out.match(ready);
+      if (match) {
+        clearTimeout(timer);
+        child.stdout?.removeAllListeners('data');
+        child.stdout?.resume();
+        resolve({ child, port: Number(match[1]) });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`exited with ${code} before ready:\n${out}`)));
+  });
+}
+
+function memoryOf(pid: number): { rssMb: number; peakMb: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(status.match(new RegExp(`${field}:\\s+(\\d+)`))?.[1] ?? 0);
+  return { rssMb: Math.round(kb('VmRSS') / 1024), peakMb: Math.round(kb('VmHWM') / 1024) };
+}
+
+interface Measured {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  unexpected: number;
+  errors: number;
+}
+
+async function measure(port: number, benchCase: Case, seconds: number): Promise<Measured> {
+  const first = benchCase.request();
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections: CONNECTIONS,
+    duration: seconds,
+    requests: [
+      {
+        method: first.method,
+        path: first.path,
+        setupRequest: (request) => {
+          const next = benchCase.request();
+          return { ...request, ...next, headers: { ...next.headers, 'x-bench-case': benchCase.name } };
+        },
+      },
+    ],
+  });
+  const expected =
+    (result.statusCodeStats as Record<string, { count: number }> | undefined)?.[String(benchCase.expectedStatus)]
+      ?.count ?? 0;
+  return {
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    unexpected: result.requests.total - expected,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+};
+
+async function capture(port: number, benchCase: Case) {
+  const request = benchCase.request();
+  const response = await fetch(`http://127.0.0.1:${port}${request.path}`, {
+    method: request.method,
+    headers: request.headers,
+    body: request.body,
+  });
+  const headers: Record<string, string> = {};
+  for (const name of ['content-type', 'cache-control']) headers[name] = response.headers.get(name) ?? '';
+  return { status: response.status, headers, body: await response.text() };
+}
+
+async function timeBigSeller(port: number) {
+  const times: number[] = [];
+  let bytes = 0;
+  for (let n = 0; n < 20; n++) {
+    const started = performance.now();
+    const response = await fetch(`http://127.0.0.1:${port}/api/items/all`, {
+      headers: { 'x-api-key': BIG_SELLER.apiKey },
+    });
+    bytes = (await response.arrayBuffer()).byteLength;
+    times.push(performance.now() - started);
+    if (response.status !== 200) throw new Error(`big seller answered ${response.status}`);
+  }
+  return { medianMs: median(times), maxMs: Math.max(...times), bytes };
+}
+
+async function main() {
+  const storePath = await prepareBenchStore(join(ROOT, 'bench/.cache'), data, log);
+  const resultsDir = join(ROOT, 'bench/results');
+  mkdirSync(resultsDir, { recursive: true });
+  // The shipped configuration, but without the failed-attempts limit: the invalid-codes case is
+  // one client failing on purpose as fast as it can.
+  const configPath = join(resultsDir, '.bench-config.json');
+  writeFileSync(configPath, JSON.stringify({ ...defaultConfigFile, failedAttempts: { max: 0, windowSeconds: 60 } }));
+  const server = await startProcess(
+    ['dist/src/main.js'],
+    {
+      ...process.env,
+      MARKETPLACE_CONFIG: configPath,
+      DATABASE_URL: `sqlite:${storePath}`,
+      SECRET_KEY: BENCH_SECRET,
+      PORT: '0',
+      LOG_LEVEL: 'info',
+    },
+    /Server listening at http:\/\/127\.0\.0\.1:(\d+)/,
+  );
+  const canned: Record<string, unknown> = {};
+  for (const benchCase of cases) canned[benchCase.name] = await capture(server.port, benchCase);
+  const cannedPath = join(resultsDir, '.baseline-responses.json');
+  writeFileSync(cannedPath, JSON.stringify(canned));
+  const baseline = await startProcess(
+    ['dist/bench/baseline-server.js', cannedPath],
+    process.env,
+    /baseline listening on (\d+)/,
+  );
+
+  try {
+    log(
+      `server pid ${server.child.pid}, baseline pid ${baseline.child.pid}; ${CONNECTIONS} connections, ${DURATION} s a run, ${ROUNDS} rounds`,
+    );
+    log('warming up the server (page cache, JIT)...');
+    for (const benchCase of cases) await measure(server.port, benchCase, 2);
+
+    const rows = [];
+    for (const benchCase of cases) {
+      const pairs: { server: Measured; baseline: Measured }[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        // Alternate which goes first, so drift in the machine's speed falls on both.
+        const serverFirst = round % 2 === 0;
+        const a = await measure(serverFirst ? server.port : baseline.port, benchCase, DURATION);
+        const b = await measure(serverFirst ? baseline.port : server.port, benchCase, DURATION);
+        pairs.push(serverFirst ? { server: a, baseline: b } : { server: b, baseline: a });
+      }
+      const row = {
+        case: benchCase.name,
+        serverRps: Math.round(median(pairs.map((p) => p.server.requestsPerSecond))),
+        baselineRps: Math.round(median(pairs.map((p) => p.baseline.requestsPerSecond))),
+        ratio: median(pairs.map((p) => p.server.requestsPerSecond / p.baseline.requestsPerSecond)),
+        target: benchCase.target,
+        serverP50: median(pairs.map((p) => p.server.p50)),
+        serverP99: median(pairs.map((p) => p.server.p99)),
+        baselineP99: median(pairs.map((p) => p.baseline.p99)),
+        p99Ratio: median(pairs.map((p) => p.server.p99 / Math.max(p.baseline.p99, 1))),
+        unexpectedStatus: pairs.reduce((sum, p) => sum + p.server.unexpected, 0),
+        errors: pairs.reduce((sum, p) => sum + p.server.errors + p.baseline.errors, 0),
+        pairs,
+      };
+      rows.push(row);
+      log(
+        `${row.case}: ${row.serverRps} req/s vs ${row.baselineRps} (ratio ${row.ratio.toFixed(2)}, target ${row.target}); ` +
+          `p99 ${row.serverP99} ms vs ${row.baselineP99} ms`,
+      );
+    }
+    const bigSeller = await timeBigSeller(server.port);
+    const wrong = rows.filter((row) => row.unexpectedStatus > 0 || row.errors > 0);
+    for (const row of wrong)
+      log(`WARNING: ${row.case}: ${row.unexpectedStatus} unexpected statuses, ${row.errors} errors`);
+    const memory = memoryOf(server.child.pid as number);
+
+    log('');
+    log(
+      '| endpoint | server req/s | baseline req/s | ratio | target | p50 ms | p99 ms | baseline p99 ms | p99 x | bad status |',
+    );
+    log('|---|---|---|---|---|---|---|---|---|---|');
+    for (const row of rows) {
+      log(
+        `| ${row.case} | ${row.serverRps} | ${row.baselineRps} | ${row.ratio.toFixed(2)} | ${row.target} | ${row.serverP50} | ` +
+          `${row.serverP99} | ${row.baselineP99} | ${row.p99Ratio.toFixed(2)} | ${row.unexpectedStatus} |`,
+      );
+    }
+    log('');
+    log(
+      `items of a ${BIG_SELLER.items.toLocaleString('en')}-item seller: median ${bigSeller.medianMs.toFixed(1)} ms, max ${bigSeller.maxMs.toFixed(1)} ms, ${(bigSeller.bytes / 1024 / 1024).toFixed(1)} MiB`,
+    );
+    log(`server memory: RSS ${memory.rssMb} MB now, peak ${memory.peakMb} MB`);
+    const file = join(resultsDir, `http-${new Date().toISOString().replaceAll(':', '-')}.json`);
+    writeFileSync(
+      file,
+      JSON.stringify(
+        {
+          when: new Date().toISOString(),
+          data,
+          connections: CONNECTIONS,
+          duration: DURATION,
+          rounds: ROUNDS,
+          rows,
+          bigSeller,
+          memory,
+        },
+        null,
+        2,
+      ),
+    );
+    log(`results: ${file}`);
+  } finally {
+    server.child.kill('SIGTERM');
+    baseline.child.kill('SIGTERM');
+  }
+}
+
+await main();

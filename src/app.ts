@@ -102,6 +102,18 @@ export async function buildApp({ config, store, keys, logger }: AppOptions): Pro
     frameworkErrors: (_error, request, reply) => {
       sendError(reply, variantOf(request), 'notFound');
     },
+    // A request Node cannot parse never reaches a route: answer it in the contract's envelope too.
+    clientErrorHandler: (error: NodeJS.ErrnoException, socket) => {
+      if (error.code === 'ECONNRESET' || !socket.writable) {
+        socket.destroy();
+        return;
+      }
+      const body = Buffer.from((resolver.variants[0] as VariantRuntime).errorBody('malformedRequest'));
+      socket.end(
+        `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\n` +
+          `Connection: close\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      );
+    },
   });
   app.decorateRequest('variant', null);
   app.decorateRequest('handlerStarted', false);
@@ -176,9 +188,10 @@ export async function buildApp({ config, store, keys, logger }: AppOptions): Pro
       // Raised while reading the body: its size, its type, or its syntax.
       if (error.statusCode === 413) return sendError(reply, variant, 'bodyTooLarge');
       if (error.statusCode === 415) return sendError(reply, variant, 'unsupportedContentType');
-      if (error.statusCode !== undefined && error.statusCode < 500) return sendError(reply, variant, 'malformedBody');
+      if (error.statusCode !== undefined && error.statusCode < 500)
+        return sendError(reply, variant, 'malformedRequest');
       // The multipart parser reports a body it cannot read (no boundary, say) without a status.
-      if (error.statusCode === undefined && request.isMultipart()) return sendError(reply, variant, 'malformedBody');
+      if (error.statusCode === undefined && request.isMultipart()) return sendError(reply, variant, 'malformedRequest');
     }
     request.log.error({ err: error }, 'unexpected error');
     return sendError(reply, variant, 'internal');

@@ -4,7 +4,7 @@
  */
 export const errorStatus = {
   badParameter: 400,
-  malformedBody: 400,
+  malformedRequest: 400,
   invalidRequest: 401,
   noItems: 404,
   itemNotFound: 404,

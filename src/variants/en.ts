@@ -6,7 +6,7 @@ export const en: VariantTexts = {
   statusError: 'error',
   messages: {
     badParameter: 'A parameter is missing or malformed',
-    malformedBody: 'The request body is malformed',
+    malformedRequest: 'The request is malformed',
     invalidRequest: 'Invalid request',
     noItems: 'No items found',
     itemNotFound: 'Item Not Found',

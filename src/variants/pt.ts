@@ -6,7 +6,7 @@ export const pt: VariantTexts = {
   statusError: 'Erro',
   messages: {
     badParameter: 'Um parâmetro está ausente ou malformado',
-    malformedBody: 'O corpo da solicitação está malformado',
+    malformedRequest: 'A solicitação está malformada',
     invalidRequest: 'Solicitação Inválida',
     // Spelled as the marketplace published it; clients match on this text.
     noItems: 'Nenhum Item Cncontrado',

@@ -204,7 +204,9 @@ describe('a request Node cannot even parse, on a real socket', () => {
       socket.on('close', () => resolve(received));
       socket.on('error', reject);
     });
-    expect(answer).toMatch(/^HTTP\/1\.1 400/);
+    expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(answer).toContain('\r\nContent-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\n');
+    expect(answer.endsWith('\r\n\r\n{"status":"error","msg":"The request is malformed"}')).toBe(true);
     expect(leaksIn(t.logs.join('\n'), SECRETS)).toEqual([]);
   });
 });

@@ -16,6 +16,7 @@ import type { Endpoint, EndpointContext } from './http/endpoint.js';
 import type { ErrorKind } from './http/error-kinds.js';
 import { createFailureLimiter } from './http/failure-limiter.js';
 import { sendError, sendOk } from './http/reply.js';
+import { ResourceCache } from './http/resource-cache.js';
 import { endpoints } from './http/routes/index.js';
 import { createVariantResolver, type VariantRuntime } from './http/variant-runtime.js';
 import type { KeyMaterial } from './keys/server-secret.js';
@@ -54,16 +55,6 @@ function withoutTrailingSlash(path: string): string {
 }
 
 /**
- * Log fields that may hold an API key (SPEC 6: never in a log line): the key headers wherever a
- * plugin logs headers, and the raw bytes of a request Node could not parse (Fastify logs them at trace).
- */
-const KEY_HEADERS = ['authorization', '"x-api-key"'];
-const REDACTED_PATHS = [
-  ...['headers', '*.headers'].flatMap((headers) => KEY_HEADERS.map((name) => `${headers}[${name}]`)),
-  'err.rawPacket',
-];
-
-/**
  * Fastify's bodyLimit never sees a multipart body (the plugin streams the raw request into its
  * parser), so its bytes are counted here: over the limit, the parser is stopped with a 413.
  * `prependListener` adds the counter without starting the flow; the plugin's pipe starts it.
@@ -80,18 +71,42 @@ function limitMultipartBody(raw: IncomingMessage): void {
   raw.prependListener('data', count);
 }
 
+/** JSON (Fastify's own), form and multipart bodies, nothing else (SPEC 2.1). */
+async function registerBodyParsers(scope: FastifyInstance): Promise<void> {
+  // Fastify's own text/plain parser goes: another content type is a 415.
+  scope.removeContentTypeParser('text/plain');
+  await scope.register(formbody, { bodyLimit: BODY_LIMIT });
+  // Added before the multipart plugin so that it runs just before the plugin's hook reads the body.
+  scope.addHook('preValidation', (request, _reply, done) => {
+    if (request.isMultipart()) limitMultipartBody(request.raw);
+    done();
+  });
+  await scope.register(multipart, {
+    attachFieldsToBody: true,
+    // Fields only: a file part is read to its end and dropped, like any unknown field.
+    // A file cut short (the body went over the limit, or the client left) never ends: waiting
+    // for 'end' alone would leave the request hanging.
+    onFile: async (part) => {
+      part.file.resume();
+      await finished(part.file).catch(() => {});
+    },
+    // The byte count above bounds the number of parts: a small body with many fields is fine.
+    limits: { fieldSize: BODY_LIMIT, fileSize: BODY_LIMIT, fields: BODY_LIMIT, parts: BODY_LIMIT },
+  });
+}
+
 /** Builds the HTTP app over an open store. `main.ts` runs it; tests build it the same way. */
 export async function buildApp({ config, store, keys, logger }: AppOptions): Promise<FastifyInstance> {
   const resolver = createVariantResolver(config.variants);
   const limiter = createFailureLimiter(config.failedAttempts.max, config.failedAttempts.windowSeconds);
-  const context: EndpointContext = { store, keys, support: config.support };
+  const cache = new ResourceCache(store, resolver.variants.length);
+  const context: EndpointContext = { store, cache, keys, support: config.support };
   const endpointByPath = new Map(endpoints.map((endpoint) => [endpoint.path, endpoint]));
   const variantOf = (request: FastifyRequest) =>
     request.variant ?? resolver.forPath(pathOf(request.url), request.host).variant;
 
   const app = Fastify({
-    // A plugin may log request headers (multipart does, at trace level): keys are redacted.
-    loggerInstance: logger.child({}, { redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }),
+    loggerInstance: logger,
     // Access lines are written at debug level by the onResponse hook below, without query strings.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
@@ -118,36 +133,29 @@ export async function buildApp({ config, store, keys, logger }: AppOptions): Pro
   app.decorateRequest('variant', null);
   app.decorateRequest('handlerStarted', false);
 
-  // Only JSON, form and multipart bodies are accepted (SPEC 2.1): Fastify's own text/plain parser goes.
-  app.removeContentTypeParser('text/plain');
-  await app.register(formbody, { bodyLimit: BODY_LIMIT });
-  // Added before the multipart plugin so that it runs just before the plugin's hook reads the body.
-  app.addHook('preValidation', async (request) => {
-    if (request.isMultipart()) limitMultipartBody(request.raw);
-  });
-  await app.register(multipart, {
-    attachFieldsToBody: true,
-    // Fields only: a file part is read to its end and dropped, like any unknown field.
-    // A file cut short (the body went over the limit, or the client left) never ends: waiting
-    // for 'end' alone would leave the request hanging.
-    onFile: async (part) => {
-      part.file.resume();
-      await finished(part.file).catch(() => {});
-    },
-    // The byte count above bounds the number of parts: a small body with many fields is fine.
-    limits: { fieldSize: BODY_LIMIT, fileSize: BODY_LIMIT, fields: BODY_LIMIT, parts: BODY_LIMIT },
-  });
-
   // Route first (404, 405), then the body's size, before anything is read (SPEC 2.2.1).
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.is404) return answerUnrouted(request, reply);
+  // A callback hook, not an async one: it runs on every request, and a promise each time shows.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.is404) {
+      answerUnrouted(request, reply);
+      return;
+    }
     const variant = resolver.forPrefix(request.routeOptions.config.variantPrefix ?? '', request.host);
-    if (!variant) return sendError(reply, variantOf(request), 'notFound');
+    if (!variant) {
+      sendError(reply, variantOf(request), 'notFound');
+      return;
+    }
     request.variant = variant;
     const retryAfter = limiter.retryAfter(request.ip);
-    if (retryAfter > 0) return sendError(reply.header('retry-after', String(retryAfter)), variant, 'tooManyRequests');
-    const declaredLength = Number(request.headers['content-length'] ?? 0);
-    if (request.method === 'POST' && declaredLength > BODY_LIMIT) return sendError(reply, variant, 'bodyTooLarge');
+    if (retryAfter > 0) {
+      sendError(reply.header('retry-after', String(retryAfter)), variant, 'tooManyRequests');
+      return;
+    }
+    if (request.method === 'POST' && Number(request.headers['content-length'] ?? 0) > BODY_LIMIT) {
+      sendError(reply, variant, 'bodyTooLarge');
+      return;
+    }
+    done();
   });
 
   function answerUnrouted(request: FastifyRequest, reply: FastifyReply) {
@@ -164,12 +172,15 @@ export async function buildApp({ config, store, keys, logger }: AppOptions): Pro
     );
   }
 
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.debug(
-      { method: request.method, path: pathOf(request.url), status: reply.statusCode, ms: reply.elapsedTime },
-      'request',
-    );
-  });
+  if (logger.level === 'debug' || logger.level === 'trace') {
+    app.addHook('onResponse', (request, reply, done) => {
+      request.log.debug(
+        { method: request.method, path: pathOf(request.url), status: reply.statusCode, ms: reply.elapsedTime },
+        'request',
+      );
+      done();
+    });
+  }
 
   app.setNotFoundHandler((request, reply) => answerUnrouted(request, reply));
 
@@ -197,14 +208,15 @@ export async function buildApp({ config, store, keys, logger }: AppOptions): Pro
     return sendError(reply, variant, 'internal');
   });
 
-  const register = (prefix: string, endpoint: Endpoint) =>
-    app.route({
+  const register = (scope: FastifyInstance, prefix: string, endpoint: Endpoint) =>
+    scope.route({
       method: endpoint.method,
       url: `${prefix}${endpoint.path}`,
       config: { variantPrefix: prefix },
       handler: async (request, reply) => {
         request.handlerStarted = true;
         const variant = request.variant as VariantRuntime;
+        cache.refresh();
         try {
           return sendOk(reply, variant, await endpoint.handle(request, variant, context));
         } catch (error) {
@@ -214,7 +226,16 @@ export async function buildApp({ config, store, keys, logger }: AppOptions): Pro
         }
       },
     });
-  for (const prefix of resolver.prefixes) for (const endpoint of endpoints) register(prefix, endpoint);
+  const withBody = endpoints.filter((endpoint) => endpoint.method === 'POST');
+  for (const prefix of resolver.prefixes) {
+    for (const endpoint of endpoints) if (endpoint.method === 'GET') register(app, prefix, endpoint);
+  }
+  // Body parsers live in a scope of their own with the POST routes: GET routes ignore bodies
+  // (SPEC 2.1) and so skip the parsers' per-request hooks.
+  await app.register(async (scope) => {
+    await registerBodyParsers(scope);
+    for (const prefix of resolver.prefixes) for (const endpoint of withBody) register(scope, prefix, endpoint);
+  });
 
   return app;
 }

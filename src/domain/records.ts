@@ -84,10 +84,3 @@ export interface PurchaseWithItem {
   readonly purchase: PurchaseRow;
   readonly item: ItemRow;
 }
-
-/** A purchase with what validation needs of its item: who owns it and whether it is supported. */
-export interface PurchaseLookup {
-  readonly purchase: PurchaseRow;
-  readonly itemAccount: string;
-  readonly itemSupported: 0 | 1;
-}

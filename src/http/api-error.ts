@@ -1,6 +1,6 @@
 import type { ErrorKind } from './error-kinds.js';
 
-/** An error the API answers with: its kind picks the status and message; `message` overrides the catalogue text. */
+/** An error the API answers with: its kind picks the status and message; `detail` overrides the catalogue text. */
 export class ApiError extends Error {
   constructor(
     readonly kind: ErrorKind,
@@ -8,5 +8,20 @@ export class ApiError extends Error {
   ) {
     super(detail ?? kind);
     this.name = 'ApiError';
+  }
+
+  private static readonly shared = new Map<ErrorKind, ApiError>();
+
+  /**
+   * One shared instance per kind without detail. Failed lookups are common (and attackers make
+   * them on purpose): a new Error each time would spend more on its stack trace than on the lookup.
+   */
+  static of(kind: ErrorKind): ApiError {
+    let error = ApiError.shared.get(kind);
+    if (!error) {
+      error = new ApiError(kind);
+      ApiError.shared.set(kind, error);
+    }
+    return error;
   }
 }

@@ -1,11 +1,14 @@
 import type { FastifyRequest } from 'fastify';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import type { Store } from '../store/store.js';
+import type { ResourceCache } from './resource-cache.js';
 import type { VariantRuntime } from './variant-runtime.js';
 
 /** What every endpoint may use, built once per app. */
 export interface EndpointContext {
   readonly store: Store;
+  /** Accounts and items, kept in memory and fresh (see ResourceCache). */
+  readonly cache: ResourceCache;
   readonly keys: KeyMaterial;
   /** Whether purchases show `supported_until` (config `support`). */
   readonly support: boolean;

@@ -3,18 +3,21 @@ import { type ErrorKind, errorStatus } from './error-kinds.js';
 
 /** A configured variant with everything it answers prebuilt once: error bodies, the success prefix. */
 export interface VariantRuntime {
+  /** Position among the configured variants: caches keep one serialisation per variant. */
+  readonly index: number;
   readonly config: VariantConfig;
   /** `{"status":"<ok word>",` — every success body starts so. */
   readonly okPrefix: string;
   errorBody(kind: ErrorKind, detail?: string): string;
 }
 
-export function createVariantRuntime(config: VariantConfig): VariantRuntime {
+export function createVariantRuntime(config: VariantConfig, index: number): VariantRuntime {
   const { texts } = config;
   const errorBodyFor = (message: string) => JSON.stringify({ status: texts.statusError, msg: message });
   const prebuilt = new Map<ErrorKind, string>();
   for (const kind of Object.keys(errorStatus) as ErrorKind[]) prebuilt.set(kind, errorBodyFor(texts.messages[kind]));
   return {
+    index,
     config,
     okPrefix: `{"status":${JSON.stringify(texts.statusOk)},`,
     errorBody: (kind, detail) => (detail === undefined ? (prebuilt.get(kind) as string) : errorBodyFor(detail)),
@@ -47,7 +50,7 @@ export interface VariantResolver {
 }
 
 export function createVariantResolver(configs: readonly VariantConfig[]): VariantResolver {
-  const variants = configs.map(createVariantRuntime);
+  const variants = configs.map((config, index) => createVariantRuntime(config, index));
   const prefixes = [...new Set(configs.map((c) => c.prefix))];
   // Most specific first: longer prefixes, then a named host before any host.
   const bySpecificity = [...variants].sort(

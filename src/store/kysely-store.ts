@@ -1,5 +1,5 @@
-import { type CompiledQuery, type Kysely, Migrator } from 'kysely';
-import type { AccountRow, ItemRow, PurchaseLookup, PurchaseRow, PurchaseWithItem } from '../domain/records.js';
+import { type Kysely, Migrator } from 'kysely';
+import type { AccountRow, ItemRow, PurchaseRow, PurchaseWithItem } from '../domain/records.js';
 import type { Database } from './database.js';
 import type { Dialect } from './dialect.js';
 import { migrationProvider } from './migrations/index.js';
@@ -25,8 +25,6 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
   if (error) throw error;
 }
 
-type PurchaseJoinRow = PurchaseRow & { item_account: string; item_supported: 0 | 1 };
-
 /**
  * The read queries, built once by Kysely. Their values are placeholders here: each call passes
  * its own, in the order the placeholders appear.
@@ -43,13 +41,7 @@ function compileReadQueries(db: Kysely<Database>) {
       .orderBy('id', 'desc')
       .compile(),
     item: db.selectFrom('items').selectAll().where('id', '=', 0).compile(),
-    purchaseByCode: db
-      .selectFrom('purchases')
-      .innerJoin('items', 'items.id', 'purchases.item_id')
-      .selectAll('purchases')
-      .select(['items.account as item_account', 'items.supported as item_supported'])
-      .where('purchases.code_key', '=', '')
-      .compile() as CompiledQuery<PurchaseJoinRow>,
+    purchase: db.selectFrom('purchases').selectAll().where('code_key', '=', '').compile(),
     anyAccount: db.selectFrom('accounts').select('username').limit(1).compile(),
   };
 }
@@ -87,21 +79,14 @@ export class KyselyStore implements Store {
     return this.guard(() => this.runner.first(this.queries.item, [id]));
   }
 
-  purchaseByCode(codeKey: string): Promise<PurchaseLookup | undefined> {
-    return this.guard(async () => {
-      const row = await this.runner.first(this.queries.purchaseByCode, [codeKey]);
-      if (!row) return undefined;
-      const { item_account, item_supported, ...purchase } = row;
-      return { purchase, itemAccount: item_account, itemSupported: item_supported };
-    });
+  purchase(codeKey: string): Promise<PurchaseRow | undefined> {
+    return this.guard(() => this.runner.first(this.queries.purchase, [codeKey]));
   }
 
-  purchaseWithItem(codeKey: string): Promise<PurchaseWithItem | undefined> {
-    return this.guard(async () => {
-      const found = await this.purchaseByCode(codeKey);
-      const item = found && (await this.item(found.purchase.item_id));
-      return found && item ? { purchase: found.purchase, item } : undefined;
-    });
+  async purchaseWithItem(codeKey: string): Promise<PurchaseWithItem | undefined> {
+    const purchase = await this.purchase(codeKey);
+    const item = purchase && (await this.item(purchase.item_id));
+    return purchase && item ? { purchase, item } : undefined;
   }
 
   replaceAccountKey(username: string, key: StoredKey): Promise<boolean> {
@@ -132,7 +117,13 @@ export class KyselyStore implements Store {
 
   changedSinceLastCheck(): boolean {
     // Both are asked every time, so the dialect's signal is consumed even when ours is set.
-    const elsewhere = this.parts.changedSinceLastCheck();
+    let elsewhere: boolean;
+    try {
+      elsewhere = this.parts.changedSinceLastCheck();
+    } catch (error) {
+      if (this.parts.isUnavailable(error)) throw new StoreUnavailableError({ cause: error });
+      throw error;
+    }
     const here = this.changedHere;
     this.changedHere = false;
     return elsewhere || here;

@@ -3,8 +3,8 @@ import type {
   AccountRow,
   ItemRecord,
   ItemRow,
-  PurchaseLookup,
   PurchaseRecord,
+  PurchaseRow,
   PurchaseWithItem,
 } from '../domain/records.js';
 import type { Dialect } from './dialect.js';
@@ -93,9 +93,9 @@ export interface Store {
   approvedItemsOf(username: string): Promise<ItemRow[]>;
   item(id: number): Promise<ItemRow | undefined>;
   /** By the code's lower-case key. */
+  purchase(codeKey: string): Promise<PurchaseRow | undefined>;
+  /** By the code's lower-case key, with its item. */
   purchaseWithItem(codeKey: string): Promise<PurchaseWithItem | undefined>;
-  /** By the code's lower-case key: the purchase and who owns its item, without the rest of the item. */
-  purchaseByCode(codeKey: string): Promise<PurchaseLookup | undefined>;
   /** Replaces the account's key; false when there is no such account. */
   replaceAccountKey(username: string, key: StoredKey): Promise<boolean>;
   /** True when the store holds no account at all. */

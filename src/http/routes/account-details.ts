@@ -1,4 +1,3 @@
-import { serializeAccount } from '../../domain/serialize.js';
 import { authenticate } from '../authenticate.js';
 import type { Endpoint } from '../endpoint.js';
 import { apiKeyParam } from '../params.js';
@@ -6,9 +5,9 @@ import { apiKeyParam } from '../params.js';
 export const accountDetails: Endpoint = {
   method: 'GET',
   path: '/api/account/details',
-  async handle(request, variant, { store, keys }) {
+  async handle(request, variant, { cache, keys }) {
     const apiKey = apiKeyParam(request, undefined, variant.config.texts);
-    const account = await authenticate(store, keys, apiKey);
-    return `"data":${serializeAccount(account, variant.config)}`;
+    const account = await authenticate(cache, keys, apiKey);
+    return `"data":${cache.accountJson(account, variant)}`;
   },
 };

@@ -1,5 +1,5 @@
 import { purchaseCodeKey, purchaseIsValidFor } from '../../domain/purchase-code.js';
-import { serializeItem, serializePurchase } from '../../domain/serialize.js';
+import { serializePurchase } from '../../domain/serialize.js';
 import { ApiError } from '../api-error.js';
 import { authenticate } from '../authenticate.js';
 import type { Endpoint } from '../endpoint.js';
@@ -8,15 +8,18 @@ import { apiKeyParam, requiredParam } from '../params.js';
 export const purchaseValidation: Endpoint = {
   method: 'POST',
   path: '/api/purchases/validation',
-  async handle(request, variant, { store, keys, support }) {
+  async handle(request, variant, { store, cache, keys, support }) {
     const { texts } = variant.config;
     const apiKey = apiKeyParam(request, request.body, texts);
     const code = requiredParam('purchase_code', [request.query, request.body], texts);
-    const account = await authenticate(store, keys, apiKey);
+    const account = await authenticate(cache, keys, apiKey);
     const codeKey = purchaseCodeKey(code);
-    const found = codeKey === undefined ? undefined : await store.purchaseWithItem(codeKey);
-    if (!found || !purchaseIsValidFor(found, account.username)) throw new ApiError('invalidPurchaseCode');
-    const itemJson = serializeItem(found.item, variant.config);
-    return `"data":{"purchase":${serializePurchase(found.purchase, found.item, itemJson, variant.config, support)}}`;
+    const purchase = codeKey === undefined ? undefined : await store.purchase(codeKey);
+    const item = purchase && (await cache.item(purchase.item_id));
+    if (!purchase || !item || !purchaseIsValidFor(purchase, item.row, account.row.username)) {
+      throw ApiError.of('invalidPurchaseCode');
+    }
+    const itemJson = cache.itemJson(item, variant);
+    return `"data":{"purchase":${serializePurchase(purchase, item.row, itemJson, variant.config, support)}}`;
   },
 };

@@ -157,10 +157,10 @@ function startProcess(
   });
 }
 
-function memoryOf(pid: number): { rssMb: number; peakMb: number } {
+function memoryOf(pid: number) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(status.match(new RegExp(`${field}:\\s+(\\d+)`))?.[1] ?? 0);
-  return { rssMb: Math.round(kb('VmRSS') / 1024), peakMb: Math.round(kb('VmHWM') / 1024) };
+  const mb = (field: string) => Math.round(Number(status.match(new RegExp(`${field}:\\s+(\\d+)`))?.[1] ?? 0) / 1024);
+  return { rssMb: mb('VmRSS'), peakMb: mb('VmHWM'), anonMb: mb('RssAnon'), fileMb: mb('RssFile') };
 }
 
 interface Measured {
@@ -264,6 +264,11 @@ async function main() {
     process.env,
     /baseline listening on (\d+)/,
   );
+  const floor = await startProcess(
+    ['dist/bench/fastify-floor-server.js', cannedPath],
+    process.env,
+    /fastify floor listening on (\d+)/,
+  );
 
   try {
     log(
@@ -274,19 +279,27 @@ async function main() {
 
     const rows = [];
     for (const benchCase of cases) {
-      const pairs: { server: Measured; baseline: Measured }[] = [];
+      const pairs: { server: Measured; baseline: Measured; floor: Measured }[] = [];
+      const targets = { server: server.port, baseline: baseline.port, floor: floor.port };
+      const orders = [
+        ['server', 'baseline', 'floor'],
+        ['baseline', 'floor', 'server'],
+        ['floor', 'server', 'baseline'],
+      ] as const;
       for (let round = 0; round < ROUNDS; round++) {
-        // Alternate which goes first, so drift in the machine's speed falls on both.
-        const serverFirst = round % 2 === 0;
-        const a = await measure(serverFirst ? server.port : baseline.port, benchCase, DURATION);
-        const b = await measure(serverFirst ? baseline.port : server.port, benchCase, DURATION);
-        pairs.push(serverFirst ? { server: a, baseline: b } : { server: b, baseline: a });
+        // Rotate which goes first, so drift in the machine's speed falls on all three.
+        const measured: Partial<Record<keyof typeof targets, Measured>> = {};
+        for (const name of orders[round % orders.length] as readonly (keyof typeof targets)[]) {
+          measured[name] = await measure(targets[name], benchCase, DURATION);
+        }
+        pairs.push(measured as { server: Measured; baseline: Measured; floor: Measured });
       }
       const row = {
         case: benchCase.name,
         serverRps: Math.round(median(pairs.map((p) => p.server.requestsPerSecond))),
         baselineRps: Math.round(median(pairs.map((p) => p.baseline.requestsPerSecond))),
         ratio: median(pairs.map((p) => p.server.requestsPerSecond / p.baseline.requestsPerSecond)),
+        floorRatio: median(pairs.map((p) => p.floor.requestsPerSecond / p.baseline.requestsPerSecond)),
         target: benchCase.target,
         serverP50: median(pairs.map((p) => p.server.p50)),
         serverP99: median(pairs.map((p) => p.server.p99)),
@@ -298,7 +311,8 @@ async function main() {
       };
       rows.push(row);
       log(
-        `${row.case}: ${row.serverRps} req/s vs ${row.baselineRps} (ratio ${row.ratio.toFixed(2)}, target ${row.target}); ` +
+        `${row.case}: ${row.serverRps} req/s vs ${row.baselineRps} (ratio ${row.ratio.toFixed(2)}, target ${row.target}; ` +
+          `Fastify floor ${row.floorRatio.toFixed(2)}); ` +
           `p99 ${row.serverP99} ms vs ${row.baselineP99} ms`,
       );
     }
@@ -315,7 +329,8 @@ async function main() {
     log('|---|---|---|---|---|---|---|---|---|---|');
     for (const row of rows) {
       log(
-        `| ${row.case} | ${row.serverRps} | ${row.baselineRps} | ${row.ratio.toFixed(2)} | ${row.target} | ${row.serverP50} | ` +
+        `| ${row.case} | ${row.serverRps} | ${row.baselineRps} | ${row.ratio.toFixed(2)} | ${row.target} | ` +
+          `${row.floorRatio.toFixed(2)} | ${row.serverP50} | ` +
           `${row.serverP99} | ${row.baselineP99} | ${row.p99Ratio.toFixed(2)} | ${row.unexpectedStatus} |`,
       );
     }
@@ -323,7 +338,9 @@ async function main() {
     log(
       `items of a ${BIG_SELLER.items.toLocaleString('en')}-item seller: median ${bigSeller.medianMs.toFixed(1)} ms, max ${bigSeller.maxMs.toFixed(1)} ms, ${(bigSeller.bytes / 1024 / 1024).toFixed(1)} MiB`,
     );
-    log(`server memory: RSS ${memory.rssMb} MB now, peak ${memory.peakMb} MB`);
+    log(
+      `server memory: RSS ${memory.rssMb} MB now (${memory.anonMb} MB heap and caches, ${memory.fileMb} MB mapped files), peak ${memory.peakMb} MB`,
+    );
     const file = join(resultsDir, `http-${new Date().toISOString().replaceAll(':', '-')}.json`);
     writeFileSync(
       file,
@@ -346,6 +363,7 @@ async function main() {
   } finally {
     server.child.kill('SIGTERM');
     baseline.child.kill('SIGTERM');
+    floor.child.kill('SIGTERM');
   }
 }
 

@@ -14,18 +14,3 @@ export const PREVIEW_FIELDS_BY_TYPE: Readonly<Record<PreviewType, readonly Previ
 export function allowsPreviewField(type: PreviewType, field: PreviewField): boolean {
   return PREVIEW_FIELDS_BY_TYPE[type].includes(field);
 }
-
-/** The `media` object of an item, keys in contract order; screenshots only when there are any. */
-export function buildMedia(item: {
-  preview_type: PreviewType;
-  thumbnail: string;
-  preview_image: string;
-  preview_video: string;
-  preview_audio: string;
-  screenshots: readonly string[];
-}): Record<string, string | readonly string[]> {
-  const media: Record<string, string | readonly string[]> = { thumbnail: item.thumbnail };
-  for (const field of PREVIEW_FIELDS_BY_TYPE[item.preview_type]) media[field] = item[field];
-  if (item.screenshots.length > 0) media.screenshots = item.screenshots;
-  return media;
-}

@@ -32,7 +32,7 @@ export function parseMoney(value: unknown): MoneyParseResult {
   return { ok: true, minor: Number(minor) };
 }
 
-/** A conversion rate held exactly: value = numerator / 10^scale. */
+/** A conversion rate held exactly: value = numerator / scale, scale a power of ten. */
 export interface Rate {
   readonly numerator: bigint;
   readonly scale: bigint;
@@ -77,7 +77,22 @@ export function minorToJsonNumber(minor: bigint): number {
   return Number(text);
 }
 
-/** Stored amount shown in a variant's currency. */
+/** Below this many minor units, minor / 100 is exactly the two-decimal amount as a double. */
+const EXACT_CENTS_LIMIT = 2 ** 45;
+
+/**
+ * Stored amount shown in a variant's currency. The common case (the product fits a double
+ * exactly) is done in plain numbers, which lists of thousands of items notice; the rest in bigint.
+ */
 export function showMoney(minor: number, rate: Rate): number {
-  return minorToJsonNumber(convertMinor(minor, rate));
+  const numerator = Number(rate.numerator);
+  const scale = Number(rate.scale);
+  const product = minor * numerator;
+  if (!Number.isSafeInteger(product) || !Number.isSafeInteger(numerator) || !Number.isSafeInteger(scale)) {
+    return minorToJsonNumber(convertMinor(minor, rate));
+  }
+  const quotient = Math.floor(product / scale);
+  const twiceRemainder = (product - quotient * scale) * 2;
+  const rounded = twiceRemainder > scale || (twiceRemainder === scale && quotient % 2 === 1) ? quotient + 1 : quotient;
+  return rounded < EXACT_CENTS_LIMIT ? rounded / 100 : minorToJsonNumber(BigInt(rounded));
 }

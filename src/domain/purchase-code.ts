@@ -1,4 +1,4 @@
-import type { ItemRow, PurchaseRow } from './records.js';
+import type { PurchaseRow } from './records.js';
 
 /** Longest code that can exist; anything longer is invalid without asking the store. */
 export const MAX_PURCHASE_CODE_LENGTH = 100;
@@ -14,6 +14,6 @@ export function purchaseCodeKey(code: string): string | undefined {
 }
 
 /** A purchase validates for an account only while active and for one of the account's items, whatever the item's status. */
-export function purchaseIsValidFor(purchase: PurchaseRow, item: ItemRow, username: string): boolean {
-  return purchase.status === 'active' && item.account === username;
+export function purchaseIsValidFor(purchase: PurchaseRow, itemAccount: string, username: string): boolean {
+  return purchase.status === 'active' && itemAccount === username;
 }

@@ -1,4 +1,4 @@
-import { buildMedia } from './media.js';
+import { PREVIEW_FIELDS_BY_TYPE } from './media.js';
 import { type Rate, showMoney } from './money.js';
 import type { AccountRow, ItemRow, PurchaseRow } from './records.js';
 
@@ -12,10 +12,6 @@ export interface MoneyView {
  * Resources are serialised to JSON text here, keys in contract order (SPEC 3). Routes splice
  * these texts into their envelopes, so an item serialised once can be reused in every answer.
  */
-
-function parseList(json: string): string[] {
-  return JSON.parse(json) as string[];
-}
 
 /** `social_links` keeps the stored (alphabetical) order even for keys a JS object would reorder. */
 function socialLinksJson(stored: string): string {
@@ -48,25 +44,24 @@ export function serializeAccount(account: AccountRow, money: MoneyView): string 
   );
 }
 
+const text = JSON.stringify;
+
+/**
+ * Built by concatenation: the list columns are stored as JSON text already (written by
+ * JSON.stringify on import), so they are spliced in as they are, not parsed and re-encoded.
+ * A seller's list of thousands of items is this function thousands of times.
+ */
 export function serializeItem(item: ItemRow, money: MoneyView): string {
-  return JSON.stringify({
-    id: item.id,
-    name: item.name,
-    description: item.description,
-    category: item.category,
-    sub_category: item.sub_category,
-    options: parseList(item.options),
-    version: item.version,
-    demo_link: item.demo_link,
-    tags: parseList(item.tags),
-    media: buildMedia({ ...item, screenshots: parseList(item.screenshots) }),
-    price: {
-      regular: showMoney(item.price_regular, money.rate),
-      extended: showMoney(item.price_extended, money.rate),
-    },
-    currency: money.currency,
-    published_at: item.published_at,
-  });
+  let media = `{"thumbnail":${text(item.thumbnail)}`;
+  for (const field of PREVIEW_FIELDS_BY_TYPE[item.preview_type]) media += `,"${field}":${text(item[field])}`;
+  if (item.screenshots !== '[]') media += `,"screenshots":${item.screenshots}`;
+  return (
+    `{"id":${item.id},"name":${text(item.name)},"description":${text(item.description)},` +
+    `"category":${text(item.category)},"sub_category":${text(item.sub_category)},"options":${item.options},` +
+    `"version":${text(item.version)},"demo_link":${text(item.demo_link)},"tags":${item.tags},"media":${media}},` +
+    `"price":{"regular":${showMoney(item.price_regular, money.rate)},"extended":${showMoney(item.price_extended, money.rate)}},` +
+    `"currency":${text(money.currency)},"published_at":${text(item.published_at)}}`
+  );
 }
 
 const LICENSE_NAMES = { regular: 'Regular', extended: 'Extended' } as const;
@@ -77,7 +72,7 @@ const LICENSE_NAMES = { regular: 'Regular', extended: 'Extended' } as const;
  */
 export function serializePurchase(
   purchase: PurchaseRow,
-  item: ItemRow,
+  itemSupported: boolean,
   itemJson: string,
   money: MoneyView,
   support: boolean,
@@ -89,7 +84,7 @@ export function serializePurchase(
     currency: money.currency,
   });
   const supportedUntil =
-    support && item.supported === 1 && purchase.supported_until !== ''
+    support && itemSupported && purchase.supported_until !== ''
       ? `"supported_until":${JSON.stringify(purchase.supported_until)},`
       : '';
   return (

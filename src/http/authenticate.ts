@@ -1,8 +1,7 @@
-import type { AccountRow } from '../domain/records.js';
 import { digestApiKey, digestsEqual } from '../keys/api-keys.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import { ApiError } from './api-error.js';
-import type { ResourceCache, Serialised } from './resource-cache.js';
+import type { CachedAccount, ResourceCache } from './resource-cache.js';
 
 /**
  * The active account that owns the key; 401 for a key that is unknown, replaced, or whose account
@@ -13,10 +12,10 @@ export async function authenticate(
   cache: ResourceCache,
   material: KeyMaterial,
   apiKey: string,
-): Promise<Serialised<AccountRow>> {
+): Promise<CachedAccount> {
   const digest = digestApiKey(material, apiKey);
   const account = await cache.account(digest);
-  if (account?.row.status !== 'active' || !digestsEqual(account.row.key_digest, digest)) {
+  if (account?.status !== 'active' || !digestsEqual(account.keyDigest, digest)) {
     throw ApiError.of('invalidRequest');
   }
   return account;

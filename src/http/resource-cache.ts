@@ -1,16 +1,27 @@
 import { LRUCache } from 'lru-cache';
-import type { AccountRow, ItemRow } from '../domain/records.js';
+import type { AccountRow, AccountStatus, ItemRow, ItemStatus } from '../domain/records.js';
 import { serializeAccount, serializeItem } from '../domain/serialize.js';
 import type { Store } from '../store/store.js';
 import type { VariantRuntime } from './variant-runtime.js';
 
-/** A row with its JSON, serialised lazily, once per variant. */
-interface Serialised<Row> {
-  readonly row: Row;
-  readonly json: (string | undefined)[];
+/** What the hot path needs of an account: who it is, whether it may call, and its JSON per variant. */
+export interface CachedAccount {
+  readonly username: string;
+  readonly status: AccountStatus;
+  readonly keyDigest: string;
+  /** Serialised once per variant, by variant index. */
+  readonly json: readonly string[];
 }
 
-/** How much memory each cache may hold, roughly, in bytes of text. */
+/** What the hot path needs of an item: its owner, its status, and its JSON per variant. */
+export interface CachedItem {
+  readonly account: string;
+  readonly status: ItemStatus;
+  readonly supported: boolean;
+  readonly json: readonly string[];
+}
+
+/** How much memory each cache may hold, roughly, in characters of text. */
 export interface CacheBudgets {
   readonly accounts: number;
   readonly items: number;
@@ -18,45 +29,40 @@ export interface CacheBudgets {
 }
 
 export const DEFAULT_CACHE_BUDGETS: CacheBudgets = {
-  accounts: 16 * 1024 * 1024,
-  items: 64 * 1024 * 1024,
-  itemLists: 32 * 1024 * 1024,
+  accounts: 8 * 1024 * 1024,
+  items: 32 * 1024 * 1024,
+  itemLists: 16 * 1024 * 1024,
 };
 
-/** A rough size of a row: its text, plus room for each variant's JSON of about the same size. */
-function sizeOf(row: object, variants: number): number {
-  let size = 64;
-  for (const value of Object.values(row)) size += typeof value === 'string' ? value.length : 8;
-  return size * (1 + variants);
+const ENTRY_OVERHEAD = 128;
+function sizeOfEntry<Entry extends { readonly json: readonly string[] }>(entry: Entry | false): number {
+  return entry === false ? ENTRY_OVERHEAD : entry.json.reduce((size, json) => size + json.length, ENTRY_OVERHEAD);
 }
 
 /**
- * What the hot path reads again and again, kept in memory and bounded: key digest → account,
- * item id → item, and each serialised once per variant; a seller's approved items list per
- * variant. Everything is dropped at once whenever the store says another writer changed it
- * (asked once per request, by `refresh`), so no answer is ever staler than the request before.
- * Purchases are not cached: a store holds far more of them than memory should, and each is
- * asked for rarely.
+ * What the hot path reads again and again, kept in memory and bounded: key digest → account and
+ * item id → item, each serialised once per variant when first read; and a seller's approved items
+ * list per variant. Everything is dropped at once whenever the store says another writer changed
+ * it (asked once per request, by `refresh`), so no answer is ever staler than the store. Purchases
+ * are not cached: a store holds far more of them than memory should, and each is asked for rarely.
  */
 export class ResourceCache {
-  private readonly accounts: LRUCache<string, Serialised<AccountRow> | false>;
-  private readonly items: LRUCache<number, Serialised<ItemRow> | false>;
+  private readonly accounts: LRUCache<string, CachedAccount | false>;
+  private readonly items: LRUCache<number, CachedItem | false>;
   private readonly itemLists: LRUCache<string, string | false>;
 
   constructor(
     private readonly store: Store,
-    variantCount: number,
+    private readonly variants: readonly VariantRuntime[],
     budgets: CacheBudgets = DEFAULT_CACHE_BUDGETS,
   ) {
-    const entrySize = <Row extends object>(entry: Serialised<Row> | false) =>
-      entry === false ? 64 : sizeOf(entry.row, variantCount);
-    this.accounts = new LRUCache({ maxSize: budgets.accounts, sizeCalculation: entrySize<AccountRow> });
-    this.items = new LRUCache({ maxSize: budgets.items, sizeCalculation: entrySize<ItemRow> });
+    this.accounts = new LRUCache({ maxSize: budgets.accounts, sizeCalculation: sizeOfEntry<CachedAccount> });
+    this.items = new LRUCache({ maxSize: budgets.items, sizeCalculation: sizeOfEntry<CachedItem> });
     // A list larger than a tenth of the budget is not kept: one big seller must not push out everyone.
     this.itemLists = new LRUCache({
       maxSize: budgets.itemLists,
       maxEntrySize: Math.floor(budgets.itemLists / 10),
-      sizeCalculation: (json) => (json === false ? 64 : json.length),
+      sizeCalculation: (json) => (json === false ? ENTRY_OVERHEAD : json.length),
     });
   }
 
@@ -70,42 +76,24 @@ export class ResourceCache {
   }
 
   /** The account holding this key digest (unknown digests are remembered too). */
-  async account(digest: string): Promise<Serialised<AccountRow> | undefined> {
+  async account(digest: string): Promise<CachedAccount | undefined> {
     let entry = this.accounts.get(digest);
     if (entry === undefined) {
       const row = await this.store.accountByKeyDigest(digest);
-      entry = row ? { row, json: [] } : false;
+      entry = row ? this.cachedAccount(row) : false;
       this.accounts.set(digest, entry);
     }
     return entry || undefined;
   }
 
-  accountJson(account: Serialised<AccountRow>, variant: VariantRuntime): string {
-    let json = account.json[variant.index];
-    if (json === undefined) {
-      json = serializeAccount(account.row, variant.config);
-      account.json[variant.index] = json;
-    }
-    return json;
-  }
-
-  async item(id: number): Promise<Serialised<ItemRow> | undefined> {
+  async item(id: number): Promise<CachedItem | undefined> {
     let entry = this.items.get(id);
     if (entry === undefined) {
       const row = await this.store.item(id);
-      entry = row ? { row, json: [] } : false;
+      entry = row ? this.cachedItem(row) : false;
       this.items.set(id, entry);
     }
     return entry || undefined;
-  }
-
-  itemJson(item: Serialised<ItemRow>, variant: VariantRuntime): string {
-    let json = item.json[variant.index];
-    if (json === undefined) {
-      json = serializeItem(item.row, variant.config);
-      item.json[variant.index] = json;
-    }
-    return json;
   }
 
   /** `[item,...]` of the seller's approved items, newest first; undefined when there are none. */
@@ -119,6 +107,22 @@ export class ResourceCache {
     }
     return json || undefined;
   }
-}
 
-export type { Serialised };
+  private cachedAccount(row: AccountRow): CachedAccount {
+    return {
+      username: row.username,
+      status: row.status,
+      keyDigest: row.key_digest,
+      json: this.variants.map((variant) => serializeAccount(row, variant.config)),
+    };
+  }
+
+  private cachedItem(row: ItemRow): CachedItem {
+    return {
+      account: row.account,
+      status: row.status,
+      supported: row.supported === 1,
+      json: this.variants.map((variant) => serializeItem(row, variant.config)),
+    };
+  }
+}

@@ -68,3 +68,34 @@ describe('conversion', () => {
     expect(parseRate('1e2')).toBeUndefined();
   });
 });
+
+describe('showMoney agrees with exact bigint arithmetic', () => {
+  it('for random amounts and rates, halves included', () => {
+    const rates = ['1', '5.00', '0.5', '0.125', '5.25', '1.005', '0.0001', '3.14159', '1000'].map((text) => {
+      const rate = parseRate(text);
+      if (!rate) throw new Error(text);
+      return rate;
+    });
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed;
+    };
+    for (let n = 0; n < 20_000; n++) {
+      const minor = n < 1000 ? n : next() * (n % 3 === 0 ? 4096 : 1);
+      for (const rate of rates) {
+        expect(showMoney(minor, rate)).toBe(minorToJsonNumber(convertMinor(minor, rate)));
+      }
+    }
+  });
+
+  it('at the edge of what numbers hold exactly', () => {
+    const one = parseRate('1');
+    const five = parseRate('5.00');
+    if (!one || !five) throw new Error('rate');
+    for (const minor of [2 ** 45 - 1, 2 ** 45, 2 ** 45 + 1, 2 ** 53 - 1]) {
+      expect(showMoney(minor, one)).toBe(minorToJsonNumber(BigInt(minor)));
+      expect(showMoney(minor, five)).toBe(minorToJsonNumber(convertMinor(minor, five)));
+    }
+  });
+});

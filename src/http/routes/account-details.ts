@@ -8,6 +8,6 @@ export const accountDetails: Endpoint = {
   async handle(request, variant, { cache, keys }) {
     const apiKey = apiKeyParam(request, undefined, variant.config.texts);
     const account = await authenticate(cache, keys, apiKey);
-    return `"data":${cache.accountJson(account, variant)}`;
+    return `"data":${account.json[variant.index]}`;
   },
 };

@@ -9,7 +9,7 @@ export const itemsAll: Endpoint = {
   async handle(request, variant, { cache, keys }) {
     const apiKey = apiKeyParam(request, undefined, variant.config.texts);
     const account = await authenticate(cache, keys, apiKey);
-    const items = await cache.approvedItemsJson(account.row.username, variant);
+    const items = await cache.approvedItemsJson(account.username, variant);
     if (items === undefined) throw ApiError.of('noItems');
     return `"items":${items}`;
   },

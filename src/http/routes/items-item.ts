@@ -13,9 +13,9 @@ export const itemsItem: Endpoint = {
     const account = await authenticate(cache, keys, apiKey);
     const item = await cache.item(itemId);
     // Another seller's item answers exactly like one that does not exist.
-    if (item?.row.account !== account.row.username || item.row.status !== 'approved') {
+    if (item?.account !== account.username || item.status !== 'approved') {
       throw ApiError.of('itemNotFound');
     }
-    return `"item":${cache.itemJson(item, variant)}`;
+    return `"item":${item.json[variant.index]}`;
   },
 };

@@ -16,10 +16,10 @@ export const purchaseValidation: Endpoint = {
     const codeKey = purchaseCodeKey(code);
     const purchase = codeKey === undefined ? undefined : await store.purchase(codeKey);
     const item = purchase && (await cache.item(purchase.item_id));
-    if (!purchase || !item || !purchaseIsValidFor(purchase, item.row, account.row.username)) {
+    if (!purchase || !item || !purchaseIsValidFor(purchase, item.account, account.username)) {
       throw ApiError.of('invalidPurchaseCode');
     }
-    const itemJson = cache.itemJson(item, variant);
-    return `"data":{"purchase":${serializePurchase(purchase, item.row, itemJson, variant.config, support)}}`;
+    const itemJson = item.json[variant.index] as string;
+    return `"data":{"purchase":${serializePurchase(purchase, item.supported, itemJson, variant.config, support)}}`;
   },
 };

@@ -2,26 +2,34 @@
  * Import benchmark: generates a data set (10,000 accounts, 100,000 items and 1,000,000 purchases
  * by default), then imports it from the file into a fresh store and times that alone.
  *
- *   npm run build && npm run bench:import -- [--store sqlite] [--purchases N] [--max-seconds S] [--reimport]
+ *   npm run build && npm run bench:import -- [--store sqlite|postgres] [--purchases N] [--max-seconds S] [--reimport]
  *
- * Exits non-zero when the import takes longer than the budget: 30 s for the full run (SPEC 5
- * asks for "well under a minute"), or `--max-seconds` for any run.
+ * Exits non-zero when the import takes longer than the budget: for the full run 30 s on SQLite
+ * (SPEC 5 asks for "well under a minute") and 60 s on PostgreSQL (issue 3), or `--max-seconds`
+ * for any run.
+ *
+ * PostgreSQL: the server named by BENCH_POSTGRES_URL (default postgres://127.0.0.1:5432/postgres);
+ * the benchmark creates a fresh database of its own there and drops it at the end.
  */
 
+import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import { type ImportResult, importNdjson } from '../src/importer/import-ndjson.js';
 import { importReport } from '../src/importer/import-report.js';
 import { deriveKeyMaterial } from '../src/keys/server-secret.js';
+import { openPostgresStore, withDefaultUser } from '../src/store/postgres.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
 import type { Store } from '../src/store/store.js';
 import { dataset, writeDatasetFile } from './generate-data.js';
 
 const FULL_RUN_PURCHASES = 1_000_000;
-const FULL_RUN_BUDGET_SECONDS = 30;
+const FULL_RUN_BUDGET_SECONDS = { sqlite: 30, postgres: 60 } as const;
+const DEFAULT_POSTGRES_URL = 'postgres://127.0.0.1:5432/postgres';
 
 const { values: args } = parseArgs({
   options: {
@@ -38,8 +46,10 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-if (args.store === 'postgres') fail('--store postgres: not supported yet (the PostgreSQL store is not built yet)');
-if (args.store !== 'sqlite') fail(`--store must be sqlite or postgres, not ${JSON.stringify(args.store)}`);
+if (args.store !== 'sqlite' && args.store !== 'postgres') {
+  fail(`--store must be sqlite or postgres, not ${JSON.stringify(args.store)}`);
+}
+const storeKind: 'sqlite' | 'postgres' = args.store;
 const purchases = Number(args.purchases);
 if (!Number.isInteger(purchases) || purchases < 0) fail('--purchases must be a whole number');
 const seed = Number(args.seed);
@@ -48,7 +58,7 @@ const maxSeconds =
   args['max-seconds'] !== undefined
     ? Number(args['max-seconds'])
     : purchases >= FULL_RUN_PURCHASES
-      ? FULL_RUN_BUDGET_SECONDS
+      ? FULL_RUN_BUDGET_SECONDS[storeKind]
       : undefined;
 if (maxSeconds !== undefined && !(maxSeconds > 0)) fail('--max-seconds must be a positive number');
 
@@ -60,6 +70,46 @@ async function timedImport(store: Store, file: string): Promise<{ result: Import
   const started = process.hrtime.bigint();
   const result = await importNdjson(store, keys, createReadStream(file, { highWaterMark: 1 << 20 }));
   return { result, elapsed: seconds(started) };
+}
+
+/** A database made for one run, on a server given by the URL of any database there. */
+interface ScratchDatabase {
+  readonly name: string;
+  /** The URL of the new database. */
+  readonly url: string;
+  sizeBytes(): Promise<number>;
+  /** Drops it, closing whatever is still connected to it. */
+  drop(): Promise<void>;
+}
+
+/** Creates a fresh database named `<prefix>_<random>` beside the one `serverUrl` names. */
+async function createScratchDatabase(serverUrl: string, prefix: string): Promise<ScratchDatabase> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  const admin = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => {
+    const client = new pg.Client({ connectionString: withDefaultUser(serverUrl) });
+    await client.connect();
+    try {
+      return await work(client);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin((client) => client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`));
+  const url = new URL(withDefaultUser(serverUrl));
+  url.pathname = `/${name}`;
+  return {
+    name,
+    url: url.href,
+    sizeBytes: () =>
+      admin(async (client) => {
+        const { rows } = await client.query<{ size: string }>('SELECT pg_database_size($1)::text AS size', [name]);
+        return Number(rows[0]?.size);
+      }),
+    drop: () =>
+      admin((client) => client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`)).then(
+        () => {},
+      ),
+  };
 }
 
 const data = dataset({ purchases, seed });
@@ -76,7 +126,15 @@ try {
   );
   console.log(`generation: ${generation.toFixed(2)} s (not counted)`);
 
-  const store = await openSqliteStore(join(directory, 'bench.db'));
+  let scratch: ScratchDatabase | undefined;
+  let store: Store;
+  if (storeKind === 'postgres') {
+    scratch = await createScratchDatabase(process.env.BENCH_POSTGRES_URL || DEFAULT_POSTGRES_URL, 'marketplace_bench');
+    console.log(`database: ${scratch.name} (fresh, dropped at the end)`);
+    store = await openPostgresStore(scratch.url, { poolSize: 2 });
+  } else {
+    store = await openSqliteStore(join(directory, 'bench.db'));
+  }
   try {
     const runs = args.reimport ? ['import', 're-import'] : ['import'];
     for (const run of runs) {
@@ -85,7 +143,7 @@ try {
       for (const line of [...report.stdout, ...report.stderr]) console.log(`  ${line}`);
       if (!result.ok) throw new Error('the generated data set was rejected');
       console.log(
-        `${run} (sqlite): ${elapsed.toFixed(2)} s, ${thousands(lines / elapsed)} lines/s, ` +
+        `${run} (${storeKind}): ${elapsed.toFixed(2)} s, ${thousands(lines / elapsed)} lines/s, ` +
           `${(bytes / 1024 / 1024 / elapsed).toFixed(1)} MiB/s`,
       );
       if (run === 'import' && maxSeconds !== undefined && elapsed > maxSeconds) {
@@ -93,10 +151,15 @@ try {
         exitCode = 1;
       }
     }
-    const size = (await stat(join(directory, 'bench.db'))).size;
-    console.log(`database file: ${(size / 1024 / 1024).toFixed(1)} MiB`);
+    if (scratch) {
+      console.log(`database size: ${((await scratch.sizeBytes()) / 1024 / 1024).toFixed(1)} MiB`);
+    } else {
+      const size = (await stat(join(directory, 'bench.db'))).size;
+      console.log(`database file: ${(size / 1024 / 1024).toFixed(1)} MiB`);
+    }
   } finally {
     await store.close();
+    await scratch?.drop();
   }
   if (exitCode === 0 && maxSeconds !== undefined) console.log(`OK: within the budget of ${maxSeconds} s`);
 } finally {

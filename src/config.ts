@@ -68,7 +68,8 @@ export interface VariantConfig {
   readonly rate: Rate;
 }
 
-export type StoreLocation = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+/** Where the store is. A PostgreSQL store also says how many connections each process may open. */
+export type StoreLocation = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; poolSize: number };
 
 export interface Config {
   readonly storeCurrency: string;
@@ -83,6 +84,8 @@ export interface Config {
   readonly adminToken: string | undefined;
   readonly logLevel: string;
   readonly secretKey: string | undefined;
+  /** Processes serving the port on this machine (node:cluster when more than one). */
+  readonly workers: number;
 }
 
 /** Thrown with every problem found, one line each; the server never starts half-configured. */
@@ -94,6 +97,9 @@ export class ConfigError extends Error {
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/marketplace.db';
+export const DEFAULT_POOL_SIZE = 10;
+const MAX_POOL_SIZE = 1000;
+const MAX_WORKERS = 256;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -114,14 +120,24 @@ function parseBaseUrl(baseUrl: string): { host: string | undefined; prefix: stri
   return { host: url.host.toLowerCase(), prefix: url.pathname.replace(/\/+$/, '') };
 }
 
-function parseStore(url: string): StoreLocation | string {
+/** A whole number from `min` to `max` read from the environment, or the default when unset. */
+function wholeNumber(env: Env, name: string, fallback: number, min: number, max: number, problems: string[]): number {
+  const text = env[name]?.trim();
+  if (!text) return fallback;
+  const value = Number(text);
+  if (/^\d+$/.test(text) && value >= min && value <= max) return value;
+  problems.push(`${name}: must be a whole number from ${min} to ${max}`);
+  return fallback;
+}
+
+function parseStore(url: string, poolSize: number): StoreLocation | string {
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     return path
       ? { kind: 'sqlite', path }
       : 'DATABASE_URL: sqlite: needs a file path, such as sqlite:./data/marketplace.db';
   }
-  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return { kind: 'postgres', url };
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return { kind: 'postgres', url, poolSize };
   return 'DATABASE_URL: must be sqlite:<path> or postgres://...';
 }
 
@@ -205,7 +221,8 @@ export function loadConfig(env: Env = process.env): Config {
   const variants = file ? buildVariants(file, storeCurrency, problems) : [];
 
   const databaseUrl = env.DATABASE_URL?.trim() || DEFAULT_DATABASE_URL;
-  const store = parseStore(databaseUrl);
+  const poolSize = wholeNumber(env, 'DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 1, MAX_POOL_SIZE, problems);
+  const store = parseStore(databaseUrl, poolSize);
   if (typeof store === 'string') problems.push(store);
 
   const port = Number(env.PORT ?? '8080');
@@ -217,6 +234,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (typeof store !== 'string' && store.kind === 'postgres' && secretKey === undefined) {
     problems.push('SECRET_KEY: required with PostgreSQL, and the same for every instance');
   }
+  const workers = wholeNumber(env, 'WORKERS', 1, 1, MAX_WORKERS, problems);
   const adminToken = env.ADMIN_TOKEN || undefined;
   if (adminToken !== undefined && adminToken.length < 16) problems.push('ADMIN_TOKEN: must be at least 16 characters');
 
@@ -233,5 +251,6 @@ export function loadConfig(env: Env = process.env): Config {
     adminToken,
     logLevel,
     secretKey,
+    workers,
   });
 }

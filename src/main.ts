@@ -1,4 +1,6 @@
+import cluster, { type Worker } from 'node:cluster';
 import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
 import { buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { demoBanner } from './demo/demo-banner.js';
@@ -6,9 +8,13 @@ import { loadDemoData } from './demo/load-demo.js';
 import { loadKeyMaterial } from './keys/key-material.js';
 import { createLogger } from './logging.js';
 import { openStore } from './store/open-store.js';
+import type { Store } from './store/store.js';
 
 /** How long in-flight requests may take to finish after SIGTERM or SIGINT before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 9_000;
+/** How long the primary waits for its workers after forwarding the signal: their grace, and a little more. */
+const WORKERS_GRACE_MS = SHUTDOWN_GRACE_MS + 500;
+const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
 
 function readConfig(): Config {
   try {
@@ -22,17 +28,21 @@ function readConfig(): Config {
   }
 }
 
-async function main(): Promise<void> {
-  const config = readConfig();
-  const logger = createLogger(config.logLevel);
+/** Demo data only ever goes into the default store, and only while it is empty: its key, when loaded. */
+async function loadDemoIfDue(config: Config, store: Store): Promise<string | undefined> {
+  return config.storeIsDefault && (await store.isEmpty()) ? loadDemoData(store, loadKeyMaterial(config)) : undefined;
+}
+
+/** One serving process: store, app, listen; on SIGTERM/SIGINT, finish the requests in flight and exit. */
+async function serve(config: Config, logger: Logger, loadDemo: boolean): Promise<void> {
   const store = await openStore(config.store);
+  const demoKey = loadDemo ? await loadDemoIfDue(config, store) : undefined;
   const keys = loadKeyMaterial(config);
-  // Demo data only ever goes into the default store, and only while it is empty.
-  const demoKey = config.storeIsDefault && (await store.isEmpty()) ? await loadDemoData(store, keys) : undefined;
   const app = await buildApp({ config, store, keys, logger });
 
   let closing = false;
   const shutdown = async (signal: NodeJS.Signals) => {
+    // A second signal (Ctrl-C reaches a worker both from the terminal and from the primary) changes nothing.
     if (closing) return;
     closing = true;
     logger.info({ signal }, 'shutting down: finishing requests in flight');
@@ -49,13 +59,87 @@ async function main(): Promise<void> {
     logger.info('stopped');
     process.exit(0);
   };
-  process.once('SIGTERM', shutdown);
-  process.once('SIGINT', shutdown);
+  for (const signal of SIGNALS) process.on(signal, shutdown);
 
   await app.listen({ host: config.host, port: config.port });
   if (demoKey !== undefined) {
     process.stdout.write(demoBanner(config, (app.server.address() as AddressInfo).port, demoKey));
   }
+}
+
+/**
+ * The primary of `WORKERS` > 1: prepares the store once, forks the workers (which share the port
+ * through node:cluster), prints the demo banner once they all listen, replaces a worker that dies,
+ * and on SIGTERM/SIGINT passes the signal on and exits when every worker has finished: 0 when all
+ * of them stopped cleanly.
+ */
+async function supervise(config: Config, logger: Logger): Promise<void> {
+  // Opening the store migrates it: done once here, before any worker opens it.
+  const store = await openStore(config.store);
+  let demoKey: string | undefined;
+  try {
+    demoKey = await loadDemoIfDue(config, store);
+  } finally {
+    await store.close();
+  }
+  let stopping = false;
+  let cleanExit = true;
+  const listening = new Set<Worker>();
+  let ready = false;
+
+  const fork = () => cluster.fork();
+
+  cluster.on('listening', (worker, address) => {
+    listening.add(worker);
+    if (ready || listening.size < config.workers) return;
+    ready = true;
+    logger.info({ workers: config.workers, port: address.port }, 'all workers listening');
+    if (demoKey !== undefined) process.stdout.write(demoBanner(config, address.port, demoKey));
+  });
+
+  cluster.on('exit', (worker, code, signal) => {
+    const wasListening = listening.delete(worker);
+    if (stopping) {
+      if (code !== 0) cleanExit = false;
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(cleanExit ? 0 : 1);
+      return;
+    }
+    if (!wasListening) {
+      // It never served: starting again would fail the same way (a port in use, a store out of reach).
+      logger.fatal({ pid: worker.process.pid, code, signal }, 'a worker failed to start; stopping');
+      stopping = true;
+      cleanExit = false;
+      for (const other of Object.values(cluster.workers ?? {})) other?.process.kill('SIGTERM');
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(1);
+      return;
+    }
+    logger.error({ pid: worker.process.pid, code, signal }, 'a worker exited; starting another');
+    fork();
+  });
+
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: stopping the workers');
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
+    setTimeout(() => {
+      logger.error('workers still running after the grace period; killing them');
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
+      process.exit(1);
+    }, WORKERS_GRACE_MS).unref();
+  };
+  for (const signal of SIGNALS) process.on(signal, stop);
+
+  for (let n = 0; n < config.workers; n++) fork();
+}
+
+async function main(): Promise<void> {
+  const config = readConfig();
+  const logger = createLogger(config.logLevel);
+  // A worker's lines say which worker wrote them.
+  if (cluster.isWorker) return serve(config, logger.child({ worker: cluster.worker?.id }), false);
+  if (config.workers > 1) return supervise(config, logger);
+  return serve(config, logger, true);
 }
 
 main().catch((error: unknown) => {

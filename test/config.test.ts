@@ -110,6 +110,39 @@ describe('loadConfig', () => {
   });
 });
 
+describe('scale-out settings (issue 3)', () => {
+  it('sizes the PostgreSQL pool and the workers, with defaults of 10 and 1', () => {
+    const secret = { SECRET_KEY: 'x'.repeat(32) };
+    expect(loadConfig({ DATABASE_URL: 'postgres://db.example.com/market', ...secret }).store).toEqual({
+      kind: 'postgres',
+      url: 'postgres://db.example.com/market',
+      poolSize: 10,
+    });
+    const config = loadConfig({
+      DATABASE_URL: 'postgresql://db.example.com/market',
+      DATABASE_POOL_SIZE: '25',
+      WORKERS: '4',
+      ...secret,
+    });
+    expect([config.store, config.workers]).toEqual([
+      { kind: 'postgres', url: 'postgresql://db.example.com/market', poolSize: 25 },
+      4,
+    ]);
+    expect(loadConfig({}).workers).toBe(1);
+  });
+
+  it('refuses a pool size or a worker count that is not a whole number in range', () => {
+    expect(problemsOf({ DATABASE_POOL_SIZE: '0', WORKERS: '0' })).toEqual([
+      'DATABASE_POOL_SIZE: must be a whole number from 1 to 1000',
+      'WORKERS: must be a whole number from 1 to 256',
+    ]);
+    expect(problemsOf({ DATABASE_POOL_SIZE: '2.5', WORKERS: 'many' })).toEqual([
+      'DATABASE_POOL_SIZE: must be a whole number from 1 to 1000',
+      'WORKERS: must be a whole number from 1 to 256',
+    ]);
+  });
+});
+
 describe('the shipped example configuration', () => {
   it('is the built-in default, so the two cannot drift', async () => {
     const { readFileSync } = await import('node:fs');

@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
+import { runExportCommand } from '../exporter/export-command.js';
 import { runImportCommand } from '../importer/import-command.js';
 import { loadKeyMaterial } from '../keys/key-material.js';
 import { openStore } from '../store/open-store.js';
+import { readSnapshot } from '../store/snapshot.js';
 import type { Store } from '../store/store.js';
 import { rotateKey, showKey } from './keys-commands.js';
 
@@ -33,6 +35,19 @@ program
   .argument('<file>', 'NDJSON file, or - for standard input')
   .action(async (file: string) => {
     const ok = await withStore((store, config) => runImportCommand({ store, keys: loadKeyMaterial(config), file }));
+    if (!ok) process.exitCode = 1;
+  });
+
+program
+  .command('export')
+  .description(
+    'Write the whole store as NDJSON in the import format (keys in clear), to FILE (mode 0600) or standard output',
+  )
+  .argument('[file]', 'NDJSON file to write, or - (the default) for standard output')
+  .action(async (file: string | undefined) => {
+    const ok = await withStore((_store, config) =>
+      runExportCommand({ keys: loadKeyMaterial(config), read: (work) => readSnapshot(config.store, work), file }),
+    );
     if (!ok) process.exitCode = 1;
   });
 

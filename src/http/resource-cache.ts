@@ -35,6 +35,7 @@ export const DEFAULT_CACHE_BUDGETS: CacheBudgets = {
 };
 
 const ENTRY_OVERHEAD = 128;
+const LIST_PAGE_SIZE = 500;
 function sizeOfEntry<Entry extends { readonly json: readonly string[] }>(entry: Entry | false): number {
   return entry === false ? ENTRY_OVERHEAD : entry.json.reduce((size, json) => size + json.length, ENTRY_OVERHEAD);
 }
@@ -101,8 +102,16 @@ export class ResourceCache {
     const key = `${variant.index}\u0000${username}`;
     let json = this.itemLists.get(key);
     if (json === undefined) {
-      const rows = await this.store.approvedItemsOf(username);
-      json = rows.length === 0 ? false : `[${rows.map((row) => serializeItem(row, variant.config)).join(',')}]`;
+      const parts: string[] = [];
+      // Page by page, so a seller with thousands of items never has every row in memory at once:
+      // only the serialised text is kept, and it is joined once.
+      for (let beforeId = Number.MAX_SAFE_INTEGER; ; ) {
+        const rows = await this.store.approvedItemsPage(username, beforeId, LIST_PAGE_SIZE);
+        for (const row of rows) parts.push(serializeItem(row, variant.config));
+        if (rows.length < LIST_PAGE_SIZE) break;
+        beforeId = (rows[rows.length - 1] as ItemRow).id;
+      }
+      json = parts.length === 0 ? false : `[${parts.join(',')}]`;
       this.itemLists.set(key, json);
     }
     return json || undefined;

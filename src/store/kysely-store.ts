@@ -40,6 +40,15 @@ function compileReadQueries(db: Kysely<Database>) {
       .where('status', '=', 'approved')
       .orderBy('id', 'desc')
       .compile(),
+    approvedItemsPage: db
+      .selectFrom('items')
+      .selectAll()
+      .where('account', '=', '')
+      .where('status', '=', 'approved')
+      .where('id', '<', 0)
+      .orderBy('id', 'desc')
+      .limit(1)
+      .compile(),
     item: db.selectFrom('items').selectAll().where('id', '=', 0).compile(),
     purchase: db.selectFrom('purchases').selectAll().where('code_key', '=', '').compile(),
     anyAccount: db.selectFrom('accounts').select('username').limit(1).compile(),
@@ -73,6 +82,10 @@ export class KyselyStore implements Store {
 
   approvedItemsOf(username: string): Promise<ItemRow[]> {
     return this.guard(() => this.runner.all(this.queries.approvedItemsOf, [username, 'approved']));
+  }
+
+  approvedItemsPage(username: string, beforeId: number, limit: number): Promise<ItemRow[]> {
+    return this.guard(() => this.runner.all(this.queries.approvedItemsPage, [username, 'approved', beforeId, limit]));
   }
 
   item(id: number): Promise<ItemRow | undefined> {

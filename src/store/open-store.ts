@@ -1,4 +1,5 @@
 import type { StoreLocation } from '../config.js';
+import { openPostgresStore } from './postgres.js';
 import { openSqliteStore } from './sqlite.js';
 import type { Store } from './store.js';
 
@@ -8,6 +9,6 @@ export async function openStore(location: StoreLocation): Promise<Store> {
     case 'sqlite':
       return openSqliteStore(location.path);
     case 'postgres':
-      throw new Error('PostgreSQL support is not built yet');
+      return openPostgresStore(location.url, { poolSize: location.poolSize });
   }
 }

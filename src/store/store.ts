@@ -91,6 +91,11 @@ export interface Store {
   accountByUsername(username: string): Promise<AccountRow | undefined>;
   /** The account's approved items, newest id first. */
   approvedItemsOf(username: string): Promise<ItemRow[]>;
+  /**
+   * One page of the same list: at most `limit` items with an id below `beforeId`. Lets a seller
+   * with thousands of items be answered without holding every row at once.
+   */
+  approvedItemsPage(username: string, beforeId: number, limit: number): Promise<ItemRow[]>;
   item(id: number): Promise<ItemRow | undefined>;
   /** By the code's lower-case key. */
   purchase(codeKey: string): Promise<PurchaseRow | undefined>;

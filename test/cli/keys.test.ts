@@ -1,32 +1,42 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { loadKeyMaterial } from '../../src/keys/key-material.js';
 import { createLogger } from '../../src/logging.js';
 import { openStore } from '../../src/store/open-store.js';
 import { cleanEnv, runCli } from '../helpers/processes.js';
+import { createTestDatabase, TEST_STORES, type TestDatabase } from '../helpers/test-database.js';
 
-const cwd = mkdtempSync(join(tmpdir(), 'marketplace-cli-'));
-const env = cleanEnv({ DATABASE_URL: `sqlite:${join(cwd, 'store.db')}` });
 const FILE_KEY = 'given-in-the-file_0123456789';
 
-/** Asks the real app over the same store file what a key opens. */
-async function statusFor(key: string): Promise<number> {
-  const config = loadConfig(env);
-  const store = await openStore(config.store);
-  const app = await buildApp({ config, store, keys: loadKeyMaterial(config), logger: createLogger('silent') });
-  try {
-    return (await app.inject({ url: '/api/account/details', headers: { 'x-api-key': key } })).statusCode;
-  } finally {
-    await app.close();
-    await store.close();
-  }
-}
+describe.each(TEST_STORES)('npm run cli -- keys (%s)', (kind) => {
+  let database: TestDatabase;
+  let cwd: string;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+    cwd = database.dir;
+    env = cleanEnv({ ...database.env });
+  });
+  afterAll(async () => {
+    await database.drop();
+  });
 
-describe('npm run cli -- keys', () => {
+  /** Asks the real app over the same store file what a key opens. */
+  async function statusFor(key: string): Promise<number> {
+    const config = loadConfig(env);
+    const store = await openStore(config.store);
+    const app = await buildApp({ config, store, keys: loadKeyMaterial(config), logger: createLogger('silent') });
+    try {
+      return (await app.inject({ url: '/api/account/details', headers: { 'x-api-key': key } })).statusCode;
+    } finally {
+      await app.close();
+      await store.close();
+    }
+  }
+
   it('shows the key an import gave, rotates it, and the old key stops working at once', async () => {
     const file = join(cwd, 'seed.ndjson');
     writeFileSync(

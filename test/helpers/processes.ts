@@ -83,7 +83,18 @@ export async function runCli(
 /** The environment for a child process: this one's, without anything that would pick another store or config. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  for (const name of ['DATABASE_URL', 'MARKETPLACE_CONFIG', 'SECRET_KEY', 'HOST', 'PORT', 'LOG_LEVEL', 'ADMIN_TOKEN']) {
+  const settings = [
+    'DATABASE_URL',
+    'DATABASE_POOL_SIZE',
+    'MARKETPLACE_CONFIG',
+    'SECRET_KEY',
+    'HOST',
+    'PORT',
+    'LOG_LEVEL',
+    'ADMIN_TOKEN',
+    'WORKERS',
+  ];
+  for (const name of settings) {
     delete env[name];
   }
   return { ...env, ...extra };

@@ -1,5 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
@@ -11,12 +10,20 @@ import type { KeyMaterial } from '../../src/keys/server-secret.js';
 import { createLogger } from '../../src/logging.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
+import { createTestDatabase, type StoreKind } from './test-database.js';
+
+export { type StoreKind, TEST_STORES } from './test-database.js';
 
 export interface TestApp {
+  readonly kind: StoreKind;
   readonly app: FastifyInstance;
   readonly store: Store;
   readonly keys: KeyMaterial;
   readonly config: Config;
+  /** The environment that names this app's store and config, for a CLI or server process over the same store. */
+  readonly env: Readonly<Record<string, string>>;
+  /** A temp directory for the test's files. */
+  readonly dir: string;
   /** Every line the app logged (at the level asked for). */
   readonly logs: string[];
   /** Imports NDJSON lines through the real importer; throws with the reported errors when rejected. */
@@ -31,10 +38,22 @@ export interface TestAppOptions {
   readonly lines?: readonly (string | object)[];
 }
 
-/** Builds the real app over a fresh SQLite file in a temp directory, with a captured log. */
-export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const dir = mkdtempSync(join(tmpdir(), 'marketplace-test-'));
-  const env: Record<string, string> = { DATABASE_URL: `sqlite:${join(dir, 'marketplace.db')}` };
+/**
+ * Builds the real app over a fresh store of the given kind (an SQLite file in a temp directory,
+ * or a new PostgreSQL database), with a captured log. `close()` drops the store.
+ */
+export async function createTestApp(kind: StoreKind, options?: TestAppOptions): Promise<TestApp>;
+/** The same over SQLite. */
+export async function createTestApp(options?: TestAppOptions): Promise<TestApp>;
+export async function createTestApp(
+  kindOrOptions: StoreKind | TestAppOptions = 'sqlite',
+  maybeOptions: TestAppOptions = {},
+): Promise<TestApp> {
+  const [kind, options] =
+    typeof kindOrOptions === 'string' ? [kindOrOptions, maybeOptions] : ['sqlite' as const, kindOrOptions];
+  const database = await createTestDatabase(kind);
+  const dir = database.dir;
+  const env: Record<string, string> = { ...database.env };
   if (options.configFile) {
     env.MARKETPLACE_CONFIG = join(dir, 'config.json');
     writeFileSync(env.MARKETPLACE_CONFIG, JSON.stringify(options.configFile));
@@ -58,16 +77,19 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   };
   if (options.lines) await importLines(options.lines);
   return {
+    kind,
     app,
     store,
     keys,
     config,
+    env,
+    dir,
     logs,
     importLines,
     async close() {
       await app.close();
       await store.close();
-      rmSync(dir, { recursive: true, force: true });
+      await database.drop();
     },
   };
 }

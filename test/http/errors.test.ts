@@ -1,5 +1,3 @@
-import { rmSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +8,7 @@ import { createLogger } from '../../src/logging.js';
 import type { Store } from '../../src/store/store.js';
 import { en as enTexts } from '../../src/variants/en.js';
 import { pt as ptTexts } from '../../src/variants/pt.js';
-import { createTestApp, type TestApp, type TestVariant, VARIANTS } from '../helpers/test-app.js';
+import { createTestApp, TEST_STORES, type TestApp, type TestVariant, VARIANTS } from '../helpers/test-app.js';
 import { ALL_LINES, KEYS, UNKNOWN_KEY } from './fixtures.js';
 import { expectContractHeaders, expectError, expectMalformedBody, expectParamError, url } from './http-assertions.js';
 
@@ -43,394 +41,397 @@ const PATHS = {
   validation: '/api/purchases/validation',
 } as const;
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp({ lines: ALL_LINES });
-});
-afterAll(async () => {
-  await t.close();
-});
-
-describe.each(VARIANTS)('order of checks ($lang)', (variant) => {
-  const request = (options: InjectOptions) => send(t.app, variant, options);
-  const bigJson = JSON.stringify({ purchase_code: 'x', padding: 'x'.repeat(70 * 1024) });
-
-  it('route first: an unknown path with a malformed body is 404', async () => {
-    const response = await request({
-      method: 'POST',
-      url: url(variant, '/api/unknown'),
-      headers: { 'content-type': 'application/json', 'x-api-key': UNKNOWN_KEY },
-      payload: '{oops',
-    });
-    expectError(response, variant, 404, variant.messages.notFound);
+describe.each(TEST_STORES)('%s store', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(kind, { lines: ALL_LINES });
+  });
+  afterAll(async () => {
+    await t.close();
   });
 
-  it('route first: a wrong method on a known path with a malformed or oversized body is 405', async () => {
-    for (const payload of ['{oops', bigJson]) {
+  describe.each(VARIANTS)('order of checks ($lang)', (variant) => {
+    const request = (options: InjectOptions) => send(t.app, variant, options);
+    const bigJson = JSON.stringify({ purchase_code: 'x', padding: 'x'.repeat(70 * 1024) });
+
+    it('route first: an unknown path with a malformed body is 404', async () => {
       const response = await request({
-        method: 'PUT',
-        url: url(variant, PATHS.validation),
-        headers: { 'content-type': 'application/json' },
-        payload,
+        method: 'POST',
+        url: url(variant, '/api/unknown'),
+        headers: { 'content-type': 'application/json', 'x-api-key': UNKNOWN_KEY },
+        payload: '{oops',
       });
-      expectError(response, variant, 405, variant.messages.methodNotAllowed);
-      expect(response.headers.allow).toBe('POST');
-    }
-  });
-
-  it('route first: a wrong method without any key is 405, not 400', async () => {
-    expectError(
-      await request({ method: 'POST', url: url(variant, PATHS.details) }),
-      variant,
-      405,
-      variant.messages.methodNotAllowed,
-    );
-  });
-
-  it('body before parameters and key: 413 with no parameters and an unknown key', async () => {
-    const withLength = await request({
-      method: 'POST',
-      url: url(variant, PATHS.validation),
-      headers: { 'content-type': 'application/json', 'x-api-key': UNKNOWN_KEY },
-      payload: bigJson,
+      expectError(response, variant, 404, variant.messages.notFound);
     });
-    expectError(withLength, variant, 413, variant.messages.bodyTooLarge);
-    const chunked = await request({
-      method: 'POST',
-      url: url(variant, PATHS.validation),
-      headers: { 'content-type': 'application/json' },
-      payload: Readable.from([Buffer.from(bigJson)]),
+
+    it('route first: a wrong method on a known path with a malformed or oversized body is 405', async () => {
+      for (const payload of ['{oops', bigJson]) {
+        const response = await request({
+          method: 'PUT',
+          url: url(variant, PATHS.validation),
+          headers: { 'content-type': 'application/json' },
+          payload,
+        });
+        expectError(response, variant, 405, variant.messages.methodNotAllowed);
+        expect(response.headers.allow).toBe('POST');
+      }
     });
-    expectError(chunked, variant, 413, variant.messages.bodyTooLarge);
-  });
 
-  it('body before parameters: 413 comes before 415 when the length is declared', async () => {
-    const response = await request({
-      method: 'POST',
-      url: url(variant, PATHS.validation),
-      headers: { 'content-type': 'text/plain' },
-      payload: 'x'.repeat(65 * 1024),
+    it('route first: a wrong method without any key is 405, not 400', async () => {
+      expectError(
+        await request({ method: 'POST', url: url(variant, PATHS.details) }),
+        variant,
+        405,
+        variant.messages.methodNotAllowed,
+      );
     });
-    expectError(response, variant, 413, variant.messages.bodyTooLarge);
-  });
 
-  it('body before parameters: 415 with no parameters at all', async () => {
-    const response = await request({
-      method: 'POST',
-      url: url(variant, PATHS.validation),
-      headers: { 'content-type': 'text/plain' },
-      payload: 'purchase_code=x',
-    });
-    expectError(response, variant, 415, variant.messages.unsupportedContentType);
-  });
-
-  it('body before parameters: a malformed body with no key is the body’s 400, not the parameter’s', async () => {
-    const response = await request({
-      method: 'POST',
-      url: url(variant, PATHS.validation),
-      headers: { 'content-type': 'application/json' },
-      payload: '{"purchase_code": ',
-    });
-    expectMalformedBody(response, variant);
-  });
-
-  it('parameters before key: 400 for a missing or malformed parameter even with an unknown key', async () => {
-    const headers = { 'x-api-key': UNKNOWN_KEY };
-    expectParamError(
-      await request({ method: 'POST', url: url(variant, PATHS.validation), headers, payload: {} }),
-      variant,
-      'purchase_code',
-    );
-    expectParamError(
-      await request({ method: 'GET', url: url(variant, PATHS.item, [['item_id', '-1']]), headers }),
-      variant,
-      'item_id',
-    );
-    expectParamError(await request({ method: 'GET', url: url(variant, PATHS.item), headers }), variant, 'item_id');
-  });
-
-  it('parameters before key: conflicting keys are 400 even when one is valid', async () => {
-    expectParamError(
-      await request({
-        method: 'GET',
-        url: url(variant, PATHS.details, [['api_key', UNKNOWN_KEY]]),
-        headers: { 'x-api-key': KEYS.alice },
-      }),
-      variant,
-      'api_key',
-    );
-  });
-
-  it('key before resource: 401 rather than 404 for an unknown key', async () => {
-    const headers = { 'x-api-key': UNKNOWN_KEY };
-    for (const options of [
-      { method: 'GET', url: url(variant, PATHS.all) },
-      { method: 'GET', url: url(variant, PATHS.item, [['item_id', '999']]) },
-      { method: 'POST', url: url(variant, PATHS.validation), payload: { purchase_code: 'NO-SUCH-CODE' } },
-      { method: 'POST', url: url(variant, PATHS.validation), payload: { purchase_code: 'x'.repeat(101) } },
-    ] as const) {
-      expectError(await request({ ...options, headers }), variant, 401, variant.messages.invalidRequest);
-    }
-  });
-
-  it('resource last: 404s with a good key', async () => {
-    expectError(
-      await request({ method: 'GET', url: url(variant, PATHS.all), headers: { 'x-api-key': KEYS.cleo } }),
-      variant,
-      404,
-      variant.messages.noItems,
-    );
-    expectError(
-      await request({
-        method: 'GET',
-        url: url(variant, PATHS.item, [['item_id', '999']]),
-        headers: { 'x-api-key': KEYS.alice },
-      }),
-      variant,
-      404,
-      variant.messages.itemNotFound,
-    );
-    expectError(
-      await request({
+    it('body before parameters and key: 413 with no parameters and an unknown key', async () => {
+      const withLength = await request({
         method: 'POST',
         url: url(variant, PATHS.validation),
-        headers: { 'x-api-key': KEYS.alice },
-        payload: { purchase_code: 'NO-SUCH-CODE' },
-      }),
-      variant,
-      404,
-      variant.messages.invalidPurchaseCode,
-    );
-  });
-});
+        headers: { 'content-type': 'application/json', 'x-api-key': UNKNOWN_KEY },
+        payload: bigJson,
+      });
+      expectError(withLength, variant, 413, variant.messages.bodyTooLarge);
+      const chunked = await request({
+        method: 'POST',
+        url: url(variant, PATHS.validation),
+        headers: { 'content-type': 'application/json' },
+        payload: Readable.from([Buffer.from(bigJson)]),
+      });
+      expectError(chunked, variant, 413, variant.messages.bodyTooLarge);
+    });
 
-describe('401 "invalid request", never saying why (SPEC 2.2 rule 1, 2.2.1)', () => {
-  let rotatedKey: string;
-  beforeAll(async () => {
-    const key = await rotateKey(t.store, t.keys, 'rory');
-    if (key === undefined) throw new Error('rory should exist');
-    rotatedKey = key;
-  });
+    it('body before parameters: 413 comes before 415 when the length is declared', async () => {
+      const response = await request({
+        method: 'POST',
+        url: url(variant, PATHS.validation),
+        headers: { 'content-type': 'text/plain' },
+        payload: 'x'.repeat(65 * 1024),
+      });
+      expectError(response, variant, 413, variant.messages.bodyTooLarge);
+    });
 
-  describe.each(VARIANTS)('$lang', (variant) => {
-    const onEveryEndpoint = async (key: string) => {
-      const headers = { 'x-api-key': key };
-      return Promise.all([
-        send(t.app, variant, { method: 'GET', url: url(variant, PATHS.details), headers }),
-        send(t.app, variant, { method: 'GET', url: url(variant, PATHS.all), headers }),
-        send(t.app, variant, { method: 'GET', url: url(variant, PATHS.item, [['item_id', '601']]), headers }),
-        send(t.app, variant, {
+    it('body before parameters: 415 with no parameters at all', async () => {
+      const response = await request({
+        method: 'POST',
+        url: url(variant, PATHS.validation),
+        headers: { 'content-type': 'text/plain' },
+        payload: 'purchase_code=x',
+      });
+      expectError(response, variant, 415, variant.messages.unsupportedContentType);
+    });
+
+    it('body before parameters: a malformed body with no key is the body’s 400, not the parameter’s', async () => {
+      const response = await request({
+        method: 'POST',
+        url: url(variant, PATHS.validation),
+        headers: { 'content-type': 'application/json' },
+        payload: '{"purchase_code": ',
+      });
+      expectMalformedBody(response, variant);
+    });
+
+    it('parameters before key: 400 for a missing or malformed parameter even with an unknown key', async () => {
+      const headers = { 'x-api-key': UNKNOWN_KEY };
+      expectParamError(
+        await request({ method: 'POST', url: url(variant, PATHS.validation), headers, payload: {} }),
+        variant,
+        'purchase_code',
+      );
+      expectParamError(
+        await request({ method: 'GET', url: url(variant, PATHS.item, [['item_id', '-1']]), headers }),
+        variant,
+        'item_id',
+      );
+      expectParamError(await request({ method: 'GET', url: url(variant, PATHS.item), headers }), variant, 'item_id');
+    });
+
+    it('parameters before key: conflicting keys are 400 even when one is valid', async () => {
+      expectParamError(
+        await request({
+          method: 'GET',
+          url: url(variant, PATHS.details, [['api_key', UNKNOWN_KEY]]),
+          headers: { 'x-api-key': KEYS.alice },
+        }),
+        variant,
+        'api_key',
+      );
+    });
+
+    it('key before resource: 401 rather than 404 for an unknown key', async () => {
+      const headers = { 'x-api-key': UNKNOWN_KEY };
+      for (const options of [
+        { method: 'GET', url: url(variant, PATHS.all) },
+        { method: 'GET', url: url(variant, PATHS.item, [['item_id', '999']]) },
+        { method: 'POST', url: url(variant, PATHS.validation), payload: { purchase_code: 'NO-SUCH-CODE' } },
+        { method: 'POST', url: url(variant, PATHS.validation), payload: { purchase_code: 'x'.repeat(101) } },
+      ] as const) {
+        expectError(await request({ ...options, headers }), variant, 401, variant.messages.invalidRequest);
+      }
+    });
+
+    it('resource last: 404s with a good key', async () => {
+      expectError(
+        await request({ method: 'GET', url: url(variant, PATHS.all), headers: { 'x-api-key': KEYS.cleo } }),
+        variant,
+        404,
+        variant.messages.noItems,
+      );
+      expectError(
+        await request({
+          method: 'GET',
+          url: url(variant, PATHS.item, [['item_id', '999']]),
+          headers: { 'x-api-key': KEYS.alice },
+        }),
+        variant,
+        404,
+        variant.messages.itemNotFound,
+      );
+      expectError(
+        await request({
           method: 'POST',
           url: url(variant, PATHS.validation),
-          headers,
-          payload: { purchase_code: 'RORY-0001' },
+          headers: { 'x-api-key': KEYS.alice },
+          payload: { purchase_code: 'NO-SUCH-CODE' },
         }),
-      ]);
-    };
-    const expectAll401 = async (key: string) => {
-      for (const response of await onEveryEndpoint(key)) {
-        expectError(response, variant, 401, variant.messages.invalidRequest);
-      }
-    };
-
-    it.each([
-      ['well-formed but unknown', UNKNOWN_KEY],
-      ['too short to be a key', 'x'],
-      ['very long', 'k'.repeat(2000)],
-      ['of odd characters', 'ключ-🔑-<script>'],
-      ['a real key in other letter case', KEYS.alice.toUpperCase()],
-      ['a real key with a character more', `${KEYS.alice}0`],
-      ['a real key with a character less', KEYS.alice.slice(0, -1)],
-    ])('a key %s', async (_name, key) => {
-      await expectAll401(key);
-    });
-
-    it('a key of a suspended account', async () => {
-      await expectAll401(KEYS.sam);
-    });
-
-    it('a key that was replaced (rotateKey): the old one fails, the new one works, at once', async () => {
-      await expectAll401(KEYS.rory);
-      for (const response of await onEveryEndpoint(rotatedKey)) expect(response.statusCode).toBe(200);
-    });
-  });
-});
-
-describe('429 after too many failed attempts (config failedAttempts)', () => {
-  let limited: TestApp;
-  beforeAll(async () => {
-    limited = await createTestApp({ configFile: { failedAttempts: { max: 3, windowSeconds: 60 } }, lines: ALL_LINES });
-  });
-  afterAll(async () => {
-    await limited.close();
-  });
-
-  describe.each(VARIANTS.map((variant, index) => ({ ...variant, client: `10.0.0.${index + 1}` })))(
-    '$lang',
-    (variant) => {
-      const from = (client: string, options: InjectOptions) =>
-        send(limited.app, variant, { ...options, remoteAddress: client });
-      const badKey = () => ({
-        method: 'GET' as const,
-        url: url(variant, PATHS.details),
-        headers: { 'x-api-key': UNKNOWN_KEY },
-      });
-      const badCode = () => ({
-        method: 'POST' as const,
-        url: url(variant, PATHS.validation),
-        headers: { 'x-api-key': KEYS.alice },
-        payload: { purchase_code: 'GUESS-0001' },
-      });
-      const good = () => ({
-        method: 'GET' as const,
-        url: url(variant, PATHS.details),
-        headers: { 'x-api-key': KEYS.alice },
-      });
-
-      it('answers the 4th failed attempt with 429, Retry-After and the variant’s message', async () => {
-        const client = variant.client;
-        // Successes do not use up the budget.
-        for (let i = 0; i < 5; i += 1) expect((await from(client, good())).statusCode).toBe(200);
-        expect((await from(client, badKey())).statusCode).toBe(401);
-        expect((await from(client, badCode())).statusCode).toBe(404);
-        expect((await from(client, good())).statusCode).toBe(200);
-        expect((await from(client, badKey())).statusCode).toBe(401);
-
-        const limitedResponse = await from(client, badKey());
-        expectError(limitedResponse, variant, 429, variant.messages.tooManyRequests);
-        const retryAfter = limitedResponse.headers['retry-after'];
-        expect(retryAfter).toMatch(/^\d+$/);
-        expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
-        expect(Number(retryAfter)).toBeLessThanOrEqual(60);
-
-        const againCode = await from(client, badCode());
-        expectError(againCode, variant, 429, variant.messages.tooManyRequests);
-        expect(againCode.headers['retry-after']).toMatch(/^\d+$/);
-      });
-
-      it('limits each client on its own', async () => {
-        const other = `192.0.2.${variant.lang === 'en' ? 10 : 20}`;
-        expect((await from(other, good())).statusCode).toBe(200);
-        expect((await from(other, badKey())).statusCode).toBe(401);
-      });
-    },
-  );
-});
-
-describe('503 when the store is unavailable', () => {
-  let broken: TestApp;
-  beforeAll(async () => {
-    broken = await createTestApp({ lines: ALL_LINES });
-    await broken.store.close();
-  });
-  afterAll(async () => {
-    // The store is closed already: close the app and remove the files without closing it twice.
-    await broken.app.close();
-    if (broken.config.store.kind === 'sqlite')
-      rmSync(dirname(broken.config.store.path), { recursive: true, force: true });
-  });
-
-  describe.each(VARIANTS)('$lang', (variant) => {
-    it.each([
-      ['GET', PATHS.details, undefined],
-      ['GET', PATHS.all, undefined],
-      ['GET', `${PATHS.item}?item_id=101`, undefined],
-      ['POST', PATHS.validation, { purchase_code: 'ALICE-REG-0001' }],
-    ] as const)('%s %s answers 503 "Service unavailable" and nothing internal', async (method, path, payload) => {
-      const response = await send(broken.app, variant, {
-        method,
-        url: `${variant.base}${path}`,
-        headers: { 'x-api-key': KEYS.alice },
-        ...(payload ? { payload } : {}),
-      });
-      expectError(response, variant, 503, variant.messages.serviceUnavailable);
-    });
-  });
-});
-
-describe('500 for anything unexpected', () => {
-  const logs: string[] = [];
-  let faulty: FastifyInstance;
-  const SECRET_DETAIL = 'SQLITE_ERROR: syntax error in SELECT * FROM accounts at /srv/app/src/store.ts:42';
-  beforeAll(async () => {
-    // The real store, but its lookups fail in a way no rule foresees.
-    const store = new Proxy(t.store, {
-      get(target, property, receiver) {
-        if (property === 'accountByKeyDigest' || property === 'purchaseWithItem') {
-          return async () => {
-            throw new Error(SECRET_DETAIL);
-          };
-        }
-        const value = Reflect.get(target, property, receiver);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    }) as Store;
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        logs.push(String(chunk));
-        done();
-      },
-    });
-    faulty = await buildApp({ config: t.config, store, keys: t.keys, logger: createLogger('trace', sink) });
-  });
-  afterAll(async () => {
-    await faulty.close();
-  });
-
-  describe.each(VARIANTS)('$lang', (variant) => {
-    it('answers 500 "Internal error" with no stack, SQL or path', async () => {
-      for (const options of [
-        { method: 'GET', url: url(variant, PATHS.details) },
-        { method: 'POST', url: url(variant, PATHS.validation), payload: { purchase_code: 'ALICE-REG-0001' } },
-      ] as const) {
-        const response = await send(faulty, variant, { ...options, headers: { 'x-api-key': KEYS.alice } });
-        expectError(response, variant, 500, variant.messages.internal);
-        expectContractHeaders(response);
-        expect(response.body).not.toMatch(/SELECT|SQLITE|\/srv|store\.ts|\bat\s|Error:/);
-      }
-    });
-
-    it('logs the unexpected error for the operator, without the key', async () => {
-      expect(logs.some((line) => line.includes(SECRET_DETAIL))).toBe(true);
-      expect(logs.filter((line) => line.includes(KEYS.alice))).toEqual([]);
-    });
-  });
-});
-
-describe('the error catalogue (src/http/error-kinds.ts)', () => {
-  const texts = { en: enTexts, pt: ptTexts } as const;
-  const kinds = Object.keys(errorStatus) as (keyof typeof errorStatus)[];
-
-  it.each(VARIANTS)('gives every kind a message in $lang, the SPEC 2.3 text where the SPEC fixes one', (variant) => {
-    const messages = texts[variant.lang].messages;
-    for (const kind of kinds) expect(messages[kind], kind).toMatch(/\S/);
-    for (const [kind, msg] of Object.entries(variant.messages)) {
-      expect(messages[kind as keyof typeof messages], kind).toBe(msg);
-    }
-    expect([texts[variant.lang].statusOk, texts[variant.lang].statusError]).toEqual([variant.ok, variant.error]);
-  });
-
-  it.each(VARIANTS)('has had every kind answered in $lang by the tests above, with its status', (variant) => {
-    const language = texts[variant.lang];
-    const parameterSentences = ['api_key', 'purchase_code', 'item_id'].flatMap((name) => [
-      language.parameter.missing(name),
-      language.parameter.conflicting(name),
-      language.parameter.malformed(name, language.expectations.positiveInteger),
-      language.parameter.malformed(name, language.expectations.text),
-    ]);
-    const seen = (kind: (typeof kinds)[number]) =>
-      observed.some(
-        (o) =>
-          o.lang === variant.lang &&
-          o.status === errorStatus[kind] &&
-          (o.msg === language.messages[kind] || (kind === 'badParameter' && parameterSentences.includes(o.msg))),
+        variant,
+        404,
+        variant.messages.invalidPurchaseCode,
       );
-    expect(kinds.filter((kind) => !seen(kind))).toEqual([]);
-    // And nothing was answered that the catalogue does not hold.
-    const known = new Set([...kinds.map((kind) => `${errorStatus[kind]} ${language.messages[kind]}`)]);
-    const unknown = observed.filter(
-      (o) => o.lang === variant.lang && !known.has(`${o.status} ${o.msg}`) && !parameterSentences.includes(o.msg),
+    });
+  });
+
+  describe('401 "invalid request", never saying why (SPEC 2.2 rule 1, 2.2.1)', () => {
+    let rotatedKey: string;
+    beforeAll(async () => {
+      const key = await rotateKey(t.store, t.keys, 'rory');
+      if (key === undefined) throw new Error('rory should exist');
+      rotatedKey = key;
+    });
+
+    describe.each(VARIANTS)('$lang', (variant) => {
+      const onEveryEndpoint = async (key: string) => {
+        const headers = { 'x-api-key': key };
+        return Promise.all([
+          send(t.app, variant, { method: 'GET', url: url(variant, PATHS.details), headers }),
+          send(t.app, variant, { method: 'GET', url: url(variant, PATHS.all), headers }),
+          send(t.app, variant, { method: 'GET', url: url(variant, PATHS.item, [['item_id', '601']]), headers }),
+          send(t.app, variant, {
+            method: 'POST',
+            url: url(variant, PATHS.validation),
+            headers,
+            payload: { purchase_code: 'RORY-0001' },
+          }),
+        ]);
+      };
+      const expectAll401 = async (key: string) => {
+        for (const response of await onEveryEndpoint(key)) {
+          expectError(response, variant, 401, variant.messages.invalidRequest);
+        }
+      };
+
+      it.each([
+        ['well-formed but unknown', UNKNOWN_KEY],
+        ['too short to be a key', 'x'],
+        ['very long', 'k'.repeat(2000)],
+        ['of odd characters', 'ключ-🔑-<script>'],
+        ['a real key in other letter case', KEYS.alice.toUpperCase()],
+        ['a real key with a character more', `${KEYS.alice}0`],
+        ['a real key with a character less', KEYS.alice.slice(0, -1)],
+      ])('a key %s', async (_name, key) => {
+        await expectAll401(key);
+      });
+
+      it('a key of a suspended account', async () => {
+        await expectAll401(KEYS.sam);
+      });
+
+      it('a key that was replaced (rotateKey): the old one fails, the new one works, at once', async () => {
+        await expectAll401(KEYS.rory);
+        for (const response of await onEveryEndpoint(rotatedKey)) expect(response.statusCode).toBe(200);
+      });
+    });
+  });
+
+  describe('429 after too many failed attempts (config failedAttempts)', () => {
+    let limited: TestApp;
+    beforeAll(async () => {
+      limited = await createTestApp(kind, {
+        configFile: { failedAttempts: { max: 3, windowSeconds: 60 } },
+        lines: ALL_LINES,
+      });
+    });
+    afterAll(async () => {
+      await limited.close();
+    });
+
+    describe.each(VARIANTS.map((variant, index) => ({ ...variant, client: `10.0.0.${index + 1}` })))(
+      '$lang',
+      (variant) => {
+        const from = (client: string, options: InjectOptions) =>
+          send(limited.app, variant, { ...options, remoteAddress: client });
+        const badKey = () => ({
+          method: 'GET' as const,
+          url: url(variant, PATHS.details),
+          headers: { 'x-api-key': UNKNOWN_KEY },
+        });
+        const badCode = () => ({
+          method: 'POST' as const,
+          url: url(variant, PATHS.validation),
+          headers: { 'x-api-key': KEYS.alice },
+          payload: { purchase_code: 'GUESS-0001' },
+        });
+        const good = () => ({
+          method: 'GET' as const,
+          url: url(variant, PATHS.details),
+          headers: { 'x-api-key': KEYS.alice },
+        });
+
+        it('answers the 4th failed attempt with 429, Retry-After and the variant’s message', async () => {
+          const client = variant.client;
+          // Successes do not use up the budget.
+          for (let i = 0; i < 5; i += 1) expect((await from(client, good())).statusCode).toBe(200);
+          expect((await from(client, badKey())).statusCode).toBe(401);
+          expect((await from(client, badCode())).statusCode).toBe(404);
+          expect((await from(client, good())).statusCode).toBe(200);
+          expect((await from(client, badKey())).statusCode).toBe(401);
+
+          const limitedResponse = await from(client, badKey());
+          expectError(limitedResponse, variant, 429, variant.messages.tooManyRequests);
+          const retryAfter = limitedResponse.headers['retry-after'];
+          expect(retryAfter).toMatch(/^\d+$/);
+          expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+          expect(Number(retryAfter)).toBeLessThanOrEqual(60);
+
+          const againCode = await from(client, badCode());
+          expectError(againCode, variant, 429, variant.messages.tooManyRequests);
+          expect(againCode.headers['retry-after']).toMatch(/^\d+$/);
+        });
+
+        it('limits each client on its own', async () => {
+          const other = `192.0.2.${variant.lang === 'en' ? 10 : 20}`;
+          expect((await from(other, good())).statusCode).toBe(200);
+          expect((await from(other, badKey())).statusCode).toBe(401);
+        });
+      },
     );
-    expect(unknown).toEqual([]);
+  });
+
+  describe('503 when the store is unavailable', () => {
+    let broken: TestApp;
+    beforeAll(async () => {
+      broken = await createTestApp(kind, { lines: ALL_LINES });
+      await broken.store.close();
+    });
+    afterAll(async () => {
+      // Closing a closed store again does nothing: this closes the app and drops the database.
+      await broken.close();
+    });
+
+    describe.each(VARIANTS)('$lang', (variant) => {
+      it.each([
+        ['GET', PATHS.details, undefined],
+        ['GET', PATHS.all, undefined],
+        ['GET', `${PATHS.item}?item_id=101`, undefined],
+        ['POST', PATHS.validation, { purchase_code: 'ALICE-REG-0001' }],
+      ] as const)('%s %s answers 503 "Service unavailable" and nothing internal', async (method, path, payload) => {
+        const response = await send(broken.app, variant, {
+          method,
+          url: `${variant.base}${path}`,
+          headers: { 'x-api-key': KEYS.alice },
+          ...(payload ? { payload } : {}),
+        });
+        expectError(response, variant, 503, variant.messages.serviceUnavailable);
+      });
+    });
+  });
+
+  describe('500 for anything unexpected', () => {
+    const logs: string[] = [];
+    let faulty: FastifyInstance;
+    const SECRET_DETAIL = 'SQLITE_ERROR: syntax error in SELECT * FROM accounts at /srv/app/src/store.ts:42';
+    beforeAll(async () => {
+      // The real store, but its lookups fail in a way no rule foresees.
+      const store = new Proxy(t.store, {
+        get(target, property, receiver) {
+          if (property === 'accountByKeyDigest' || property === 'purchaseWithItem') {
+            return async () => {
+              throw new Error(SECRET_DETAIL);
+            };
+          }
+          const value = Reflect.get(target, property, receiver);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      }) as Store;
+      const sink = new Writable({
+        write(chunk, _encoding, done) {
+          logs.push(String(chunk));
+          done();
+        },
+      });
+      faulty = await buildApp({ config: t.config, store, keys: t.keys, logger: createLogger('trace', sink) });
+    });
+    afterAll(async () => {
+      await faulty.close();
+    });
+
+    describe.each(VARIANTS)('$lang', (variant) => {
+      it('answers 500 "Internal error" with no stack, SQL or path', async () => {
+        for (const options of [
+          { method: 'GET', url: url(variant, PATHS.details) },
+          { method: 'POST', url: url(variant, PATHS.validation), payload: { purchase_code: 'ALICE-REG-0001' } },
+        ] as const) {
+          const response = await send(faulty, variant, { ...options, headers: { 'x-api-key': KEYS.alice } });
+          expectError(response, variant, 500, variant.messages.internal);
+          expectContractHeaders(response);
+          expect(response.body).not.toMatch(/SELECT|SQLITE|\/srv|store\.ts|\bat\s|Error:/);
+        }
+      });
+
+      it('logs the unexpected error for the operator, without the key', async () => {
+        expect(logs.some((line) => line.includes(SECRET_DETAIL))).toBe(true);
+        expect(logs.filter((line) => line.includes(KEYS.alice))).toEqual([]);
+      });
+    });
+  });
+
+  describe('the error catalogue (src/http/error-kinds.ts)', () => {
+    const texts = { en: enTexts, pt: ptTexts } as const;
+    const kinds = Object.keys(errorStatus) as (keyof typeof errorStatus)[];
+
+    it.each(VARIANTS)('gives every kind a message in $lang, the SPEC 2.3 text where the SPEC fixes one', (variant) => {
+      const messages = texts[variant.lang].messages;
+      for (const kind of kinds) expect(messages[kind], kind).toMatch(/\S/);
+      for (const [kind, msg] of Object.entries(variant.messages)) {
+        expect(messages[kind as keyof typeof messages], kind).toBe(msg);
+      }
+      expect([texts[variant.lang].statusOk, texts[variant.lang].statusError]).toEqual([variant.ok, variant.error]);
+    });
+
+    it.each(VARIANTS)('has had every kind answered in $lang by the tests above, with its status', (variant) => {
+      const language = texts[variant.lang];
+      const parameterSentences = ['api_key', 'purchase_code', 'item_id'].flatMap((name) => [
+        language.parameter.missing(name),
+        language.parameter.conflicting(name),
+        language.parameter.malformed(name, language.expectations.positiveInteger),
+        language.parameter.malformed(name, language.expectations.text),
+      ]);
+      const seen = (kind: (typeof kinds)[number]) =>
+        observed.some(
+          (o) =>
+            o.lang === variant.lang &&
+            o.status === errorStatus[kind] &&
+            (o.msg === language.messages[kind] || (kind === 'badParameter' && parameterSentences.includes(o.msg))),
+        );
+      expect(kinds.filter((kind) => !seen(kind))).toEqual([]);
+      // And nothing was answered that the catalogue does not hold.
+      const known = new Set([...kinds.map((kind) => `${errorStatus[kind]} ${language.messages[kind]}`)]);
+      const unknown = observed.filter(
+        (o) => o.lang === variant.lang && !known.has(`${o.status} ${o.msg}`) && !parameterSentences.includes(o.msg),
+      );
+      expect(unknown).toEqual([]);
+    });
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigFile } from '../../src/config.js';
-import { createTestApp, type TestApp, type TestVariant, VARIANTS } from '../helpers/test-app.js';
+import { createTestApp, TEST_STORES, type TestApp, type TestVariant, VARIANTS } from '../helpers/test-app.js';
 import { expectJson, url } from './http-assertions.js';
 
 /**
@@ -170,58 +170,60 @@ const CASES: readonly RateCase[] = [
   },
 ];
 
-describe.each(CASES)('money with $name', ({ configFile, variants }) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp({ ...(configFile ? { configFile } : {}), lines: LINES });
-  });
-  afterAll(async () => {
-    await t.close();
-  });
-
-  describe.each(variants)('$lang at rate $rate', (variant) => {
-    const headers = { 'x-api-key': KEY };
-
-    it.each(SHOWN.map((row, index) => [row.stored, row.shown[variant.rate], index] as const))(
-      'shows an item priced %s as %d (both as a string and as a number on import)',
-      async (_stored, shown, index) => {
-        const response = await t.app.inject({
-          method: 'GET',
-          url: url(variant, '/api/items/item', [['item_id', String(BASE_ID + index)]]),
-          headers,
-        });
-        expectJson(response, 200, { status: variant.ok, item: expectedItem(index, shown, variant) });
-      },
-    );
-
-    it.each(SHOWN.map((row, index) => [row.stored, row.shown[variant.rate], index] as const))(
-      'shows a purchase paid %s as %d',
-      async (_stored, shown, index) => {
-        const response = await t.app.inject({
-          method: 'POST',
-          url: url(variant, '/api/purchases/validation'),
-          headers,
-          payload: { purchase_code: `money-${index}` },
-        });
-        expect(response.statusCode).toBe(200);
-        const purchase = JSON.parse(response.body).data.purchase;
-        expect([purchase.price, purchase.currency]).toEqual([shown, variant.currency]);
-        expect(response.body).toContain(`"price":${JSON.stringify(shown)},"currency":"${variant.currency}","item"`);
-      },
-    );
-
-    it('shows the balance converted', async () => {
-      const response = await t.app.inject({ method: 'GET', url: url(variant, '/api/account/details'), headers });
-      const expected = SHOWN.find((row) => row.stored === '19.99')?.shown[variant.rate];
-      expect(response.body).toContain(`"balance":${expected},"currency":"${variant.currency}"`);
+describe.each(TEST_STORES)('%s store', (kind) => {
+  describe.each(CASES)('money with $name', ({ configFile, variants }) => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await createTestApp(kind, { ...(configFile ? { configFile } : {}), lines: LINES });
+    });
+    afterAll(async () => {
+      await t.close();
     });
 
-    it('writes amounts as JSON numbers with at most two decimals and no trailing zeros', async () => {
-      const response = await t.app.inject({ method: 'GET', url: url(variant, '/api/items/all'), headers });
-      expect(response.statusCode).toBe(200);
-      const amounts = [...response.body.matchAll(/"(?:regular|extended)":([^,}]+)/g)].map((match) => match[1] ?? '');
-      expect(amounts).toHaveLength(SHOWN.length * 2);
-      for (const amount of amounts) expect(amount).toMatch(/^(0|[1-9]\d*)(\.\d?[1-9])?$/);
+    describe.each(variants)('$lang at rate $rate', (variant) => {
+      const headers = { 'x-api-key': KEY };
+
+      it.each(SHOWN.map((row, index) => [row.stored, row.shown[variant.rate], index] as const))(
+        'shows an item priced %s as %d (both as a string and as a number on import)',
+        async (_stored, shown, index) => {
+          const response = await t.app.inject({
+            method: 'GET',
+            url: url(variant, '/api/items/item', [['item_id', String(BASE_ID + index)]]),
+            headers,
+          });
+          expectJson(response, 200, { status: variant.ok, item: expectedItem(index, shown, variant) });
+        },
+      );
+
+      it.each(SHOWN.map((row, index) => [row.stored, row.shown[variant.rate], index] as const))(
+        'shows a purchase paid %s as %d',
+        async (_stored, shown, index) => {
+          const response = await t.app.inject({
+            method: 'POST',
+            url: url(variant, '/api/purchases/validation'),
+            headers,
+            payload: { purchase_code: `money-${index}` },
+          });
+          expect(response.statusCode).toBe(200);
+          const purchase = JSON.parse(response.body).data.purchase;
+          expect([purchase.price, purchase.currency]).toEqual([shown, variant.currency]);
+          expect(response.body).toContain(`"price":${JSON.stringify(shown)},"currency":"${variant.currency}","item"`);
+        },
+      );
+
+      it('shows the balance converted', async () => {
+        const response = await t.app.inject({ method: 'GET', url: url(variant, '/api/account/details'), headers });
+        const expected = SHOWN.find((row) => row.stored === '19.99')?.shown[variant.rate];
+        expect(response.body).toContain(`"balance":${expected},"currency":"${variant.currency}"`);
+      });
+
+      it('writes amounts as JSON numbers with at most two decimals and no trailing zeros', async () => {
+        const response = await t.app.inject({ method: 'GET', url: url(variant, '/api/items/all'), headers });
+        expect(response.statusCode).toBe(200);
+        const amounts = [...response.body.matchAll(/"(?:regular|extended)":([^,}]+)/g)].map((match) => match[1] ?? '');
+        expect(amounts).toHaveLength(SHOWN.length * 2);
+        for (const amount of amounts) expect(amount).toMatch(/^(0|[1-9]\d*)(\.\d?[1-9])?$/);
+      });
     });
   });
 });

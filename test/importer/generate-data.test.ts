@@ -13,15 +13,8 @@ import {
   writeDataset,
 } from '../../bench/generate-data.js';
 import { digestApiKey } from '../../src/keys/api-keys.js';
-import { counts, createTempStore, keys, type TempStore } from './import-fixtures.js';
-
-let temp: TempStore;
-beforeEach(async () => {
-  temp = await createTempStore();
-});
-afterEach(async () => {
-  await temp.close();
-});
+import { TEST_STORES } from '../helpers/test-database.js';
+import { counts, keys, type TempStore, tempStores } from './import-fixtures.js';
 
 describe('the benchmark data set', () => {
   it('has the full shape by default', () => {
@@ -32,6 +25,17 @@ describe('the benchmark data set', () => {
     const lines = [...datasetLines(dataset({ purchases: 300 }))];
     expect([...datasetLines(dataset({ purchases: 300 }))]).toEqual(lines);
     expect([...datasetLines(dataset({ purchases: 300, seed: 2 }))]).not.toEqual(lines);
+  });
+});
+
+describe.each(TEST_STORES)('the benchmark data set (%s)', (kind) => {
+  const newTempStore = tempStores(kind);
+  let temp: TempStore;
+  beforeEach(async () => {
+    temp = await newTempStore();
+  });
+  afterEach(async () => {
+    await temp.close();
   });
 
   it('imports cleanly, and its helpers point at what it holds', async () => {

@@ -3,21 +3,26 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import BetterSqlite3 from 'better-sqlite3';
+import { afterAll, beforeAll } from 'vitest';
 import { type ImportResult, importNdjson } from '../../src/importer/import-ndjson.js';
 import { deriveKeyMaterial } from '../../src/keys/server-secret.js';
+import { openPostgresStore } from '../../src/store/postgres.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/store.js';
+import { createTestDatabase, type StoreKind, type TestDatabase } from '../helpers/test-database.js';
 
 export const keys = deriveKeyMaterial('importer-tests-secret-0123456789abcdef0123456789');
 
-/** A fresh SQLite store in a temp directory. */
+/** A fresh, empty store. */
 export interface TempStore {
+  readonly kind: StoreKind;
   readonly store: Store;
-  readonly path: string;
+  /** A temp directory for the test's files. */
+  readonly dir: string;
   /** Imports lines (objects are written as JSON, strings as they are), one per line. */
   importLines(lines: readonly (string | object)[]): Promise<ImportResult>;
-  /** Every row of every table, read straight from the file, in key order. */
-  snapshot(): Snapshot;
+  /** Every row of every table, read straight from the database, in key order (code point order for text). */
+  snapshot(): Promise<Snapshot>;
   close(): Promise<void>;
 }
 
@@ -27,15 +32,37 @@ export interface Snapshot {
   readonly purchases: Record<string, unknown>[];
 }
 
-export async function createTempStore(): Promise<TempStore> {
+/**
+ * Registers the hooks that give each test of the enclosing `describe` a fresh store of this kind
+ * (call it inside the describe): an SQLite file per test; for PostgreSQL one database per
+ * describe, emptied before each test (creating a database per test would cost too much).
+ * Returns the function that makes the store.
+ */
+export function tempStores(kind: StoreKind): () => Promise<TempStore> {
+  if (kind === 'sqlite') return createSqliteTempStore;
+  let database: TestDatabase | undefined;
+  beforeAll(async () => {
+    database = await createTestDatabase('postgres');
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+  return async () => {
+    if (!database) throw new Error('the PostgreSQL test database was not created');
+    return createPostgresTempStore(database);
+  };
+}
+
+async function createSqliteTempStore(): Promise<TempStore> {
   const dir = mkdtempSync(join(tmpdir(), 'importer-test-'));
   const path = join(dir, 'store.db');
   const store = await openSqliteStore(path);
   return {
+    kind: 'sqlite',
     store,
-    path,
+    dir,
     importLines: (lines) => importNdjson(store, keys, ndjson(lines)),
-    snapshot: () => {
+    snapshot: async () => {
       const db = new BetterSqlite3(path, { readonly: true });
       try {
         return {
@@ -47,6 +74,27 @@ export async function createTempStore(): Promise<TempStore> {
         db.close();
       }
     },
+    close: async () => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function createPostgresTempStore(database: TestDatabase): Promise<TempStore> {
+  const store = await openPostgresStore(database.url, { poolSize: 4 });
+  await database.truncate();
+  const dir = mkdtempSync(join(tmpdir(), 'importer-test-'));
+  return {
+    kind: 'postgres',
+    store,
+    dir,
+    importLines: (lines) => importNdjson(store, keys, ndjson(lines)),
+    snapshot: async () => ({
+      accounts: await database.query('SELECT * FROM accounts ORDER BY username COLLATE "C"'),
+      items: await database.query('SELECT * FROM items ORDER BY id'),
+      purchases: await database.query('SELECT * FROM purchases ORDER BY code_key COLLATE "C"'),
+    }),
     close: async () => {
       await store.close();
       rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,83 @@
+import { PREVIEW_FIELDS_BY_TYPE } from '../domain/media.js';
+import type { AccountRow, ItemRow, PurchaseRow } from '../domain/records.js';
+import type { AccountLine } from '../importer/account-line.js';
+import type { ItemLine } from '../importer/item-line.js';
+import type { PurchaseLine } from '../importer/purchase-line.js';
+
+/**
+ * Stored rows back as import lines (SPEC 5): the shapes are the importer's own schemas, so that
+ * an exported file imports into any store as the same rows.
+ */
+
+/** Minor units as the decimal text the importer reads ("19.99"), exact for any safe integer. */
+export function minorToDecimal(minor: number): string {
+  const digits = String(minor).padStart(3, '0');
+  return `${digits.slice(0, -2)}.${digits.slice(-2)}`;
+}
+
+const parseList = (json: string) => JSON.parse(json) as string[];
+
+/** An account line, with its key in clear so that it keeps working in the store it is imported into. */
+export function accountLine(row: AccountRow, apiKey: string): AccountLine {
+  const links = JSON.parse(row.social_links) as [string, string][];
+  return {
+    type: 'account',
+    username: row.username,
+    email: row.email,
+    firstname: row.firstname,
+    lastname: row.lastname,
+    balance: minorToDecimal(row.balance),
+    status: row.status,
+    api_key: apiKey,
+    registered_at: row.registered_at,
+    profile: {
+      heading: row.heading,
+      description: row.description,
+      contact_email: row.contact_email,
+      social_links: Object.fromEntries(links),
+      avatar: row.avatar,
+      cover: row.cover,
+    },
+  };
+}
+
+export function itemLine(row: ItemRow): ItemLine {
+  const line: ItemLine = {
+    type: 'item',
+    id: row.id,
+    account: row.account,
+    name: row.name,
+    description: row.description,
+    category: row.category,
+    sub_category: row.sub_category,
+    options: parseList(row.options),
+    version: row.version,
+    demo_link: row.demo_link,
+    tags: parseList(row.tags),
+    preview_type: row.preview_type,
+    thumbnail: row.thumbnail,
+    screenshots: parseList(row.screenshots),
+    price: { regular: minorToDecimal(row.price_regular), extended: minorToDecimal(row.price_extended) },
+    supported: row.supported === 1,
+    status: row.status,
+    published_at: row.published_at,
+  };
+  // Only the preview fields the type takes, and only those with a value: the importer refuses the others.
+  for (const field of PREVIEW_FIELDS_BY_TYPE[row.preview_type]) if (row[field] !== '') line[field] = row[field];
+  return line;
+}
+
+export function purchaseLine(row: PurchaseRow): PurchaseLine {
+  const line: PurchaseLine = {
+    type: 'purchase',
+    code: row.code,
+    item_id: row.item_id,
+    license_type: row.license_type,
+    price: minorToDecimal(row.price),
+    downloaded: row.downloaded === 1,
+    status: row.status,
+    date: row.date,
+  };
+  if (row.supported_until !== '') line.supported_until = row.supported_until;
+  return line;
+}

@@ -1,0 +1,357 @@
+import type pg from 'pg';
+import type { AccountRecord, ItemRecord, PurchaseRecord } from '../domain/records.js';
+import { type AccountUpsert, ImportRowRejectedError, type ImportSession, type UpsertCounts } from './store.js';
+
+/** Any constant: one import at a time, as SQLite's write lock gives. */
+const IMPORT_LOCK = 7_310_455_022;
+
+/**
+ * Imports into PostgreSQL: one transaction on one pooled connection. Each batch the importer
+ * hands over is written with one multi-row statement (`INSERT ... SELECT FROM unnest(arrays)
+ * ... ON CONFLICT DO UPDATE ... WHERE IS DISTINCT FROM`), so a million rows cost a few hundred
+ * round trips. Other connections go on seeing the committed data until the commit.
+ */
+export async function runPostgresImport<T>(pool: pg.Pool, work: (session: ImportSession) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    try {
+      await client.query('SELECT pg_advisory_xact_lock($1)', [IMPORT_LOCK]);
+      const result = await work(new PostgresImportSession(client));
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollbackError: Error) => {
+        broken = rollbackError;
+      });
+      throw error;
+    }
+  } finally {
+    // A connection whose rollback failed is in an unknown state: the pool closes it.
+    client.release(broken);
+  }
+}
+
+type ColumnType = 'text' | 'int8' | 'int4';
+
+interface Column<R> {
+  readonly name: keyof R & string;
+  readonly type: ColumnType;
+}
+
+const text = <R>(name: keyof R & string): Column<R> => ({ name, type: 'text' });
+const int8 = <R>(name: keyof R & string): Column<R> => ({ name, type: 'int8' });
+const int4 = <R>(name: keyof R & string): Column<R> => ({ name, type: 'int4' });
+
+/** The columns written besides the natural key (first here), in binding order. */
+const ACCOUNT_COLUMNS: readonly Column<AccountRecord>[] = [
+  text('email'),
+  text('firstname'),
+  text('lastname'),
+  int8('balance'),
+  text('status'),
+  text('registered_at'),
+  text('heading'),
+  text('description'),
+  text('contact_email'),
+  text('social_links'),
+  text('avatar'),
+  text('cover'),
+];
+
+type KeyColumns = { key_digest: string; key_cipher: string };
+const KEY_COLUMNS: readonly Column<KeyColumns>[] = [text('key_digest'), text('key_cipher')];
+
+const ITEM_COLUMNS: readonly Column<ItemRecord>[] = [
+  text('account'),
+  text('name'),
+  text('description'),
+  text('category'),
+  text('sub_category'),
+  text('options'),
+  text('version'),
+  text('demo_link'),
+  text('tags'),
+  text('preview_type'),
+  text('thumbnail'),
+  text('preview_image'),
+  text('preview_video'),
+  text('preview_audio'),
+  text('screenshots'),
+  int8('price_regular'),
+  int8('price_extended'),
+  int4('supported'),
+  text('status'),
+  text('published_at'),
+];
+
+const PURCHASE_COLUMNS: readonly Column<PurchaseRecord>[] = [
+  text('code'),
+  int8('item_id'),
+  text('license_type'),
+  int8('price'),
+  text('supported_until'),
+  int4('downloaded'),
+  text('status'),
+  text('date'),
+];
+
+interface Table {
+  readonly name: string;
+  readonly key: Column<unknown>;
+  /** Every column but the key. */
+  readonly columns: readonly Column<unknown>[];
+}
+
+const ACCOUNTS = {
+  name: 'accounts',
+  key: text<AccountRecord>('username'),
+  columns: [...ACCOUNT_COLUMNS, ...KEY_COLUMNS],
+} as Table;
+const ACCOUNTS_KEEPING_KEY = { ...ACCOUNTS, columns: ACCOUNT_COLUMNS } as Table;
+const ITEMS = { name: 'items', key: int8<ItemRecord>('id'), columns: ITEM_COLUMNS } as Table;
+const PURCHASES = { name: 'purchases', key: text<PurchaseRecord>('code_key'), columns: PURCHASE_COLUMNS } as Table;
+
+const list = (columns: readonly Column<unknown>[], prefix = '') => columns.map((c) => `${prefix}${c.name}`).join(', ');
+
+/** `unnest($1::text[], $2::int8[], ...)`: one array parameter per column, rows in batch order. */
+function unnest(columns: readonly Column<unknown>[]): string {
+  return `unnest(${columns.map((column, index) => `$${index + 1}::${column.type}[]`).join(', ')})`;
+}
+
+/**
+ * Inserts the new rows and updates the rows that differ; a row equal to the stored one is not
+ * touched (the `WHERE` of `DO UPDATE`) and so not returned. `xmax = 0` tells an inserted row
+ * from an updated one. The rows go in batch order (`WITH ORDINALITY`): a key a row gives up
+ * may be taken by a later row of the same batch, as when written one at a time.
+ */
+function upsertSql(table: Table): string {
+  const all = [table.key, ...table.columns];
+  return `WITH written AS (
+  INSERT INTO ${table.name} AS t (${list(all)})
+  SELECT ${list(all)} FROM ${unnest(all)} WITH ORDINALITY AS v(${list(all)}, n) ORDER BY n
+  ON CONFLICT (${table.key.name}) DO UPDATE SET (${list(table.columns)}) = (${list(table.columns, 'EXCLUDED.')})
+  WHERE (${list(table.columns, 't.')}) IS DISTINCT FROM (${list(table.columns, 'EXCLUDED.')})
+  RETURNING t.xmax = 0 AS inserted
+)
+SELECT count(*) FILTER (WHERE inserted)::int AS inserted, count(*) FILTER (WHERE NOT inserted)::int AS updated
+FROM written`;
+}
+
+/**
+ * Updates existing rows only (an account keeping its key), where they differ; also counts the
+ * rows found, so that a row with no stored counterpart is noticed.
+ */
+function updateSql(table: Table): string {
+  const all = [table.key, ...table.columns];
+  return `WITH v AS (SELECT * FROM ${unnest(all)} AS v(${list(all)})),
+written AS (
+  UPDATE ${table.name} AS t SET (${list(table.columns)}) = (${list(table.columns, 'v.')})
+  FROM v WHERE t.${table.key.name} = v.${table.key.name}
+  AND (${list(table.columns, 't.')}) IS DISTINCT FROM (${list(table.columns, 'v.')})
+  RETURNING 1
+)
+SELECT 0 AS inserted, (SELECT count(*) FROM written)::int AS updated,
+  (SELECT count(*) FROM ${table.name} AS t JOIN v ON t.${table.key.name} = v.${table.key.name})::int AS found`;
+}
+
+/** A write statement, named so that PostgreSQL plans it once per import. */
+interface Statement {
+  readonly name: string;
+  readonly table: Table;
+  readonly text: string;
+}
+
+const UPSERT_ACCOUNTS: Statement = { name: 'import_accounts', table: ACCOUNTS, text: upsertSql(ACCOUNTS) };
+const UPDATE_ACCOUNTS_KEEPING_KEY: Statement = {
+  name: 'import_accounts_keeping_key',
+  table: ACCOUNTS_KEEPING_KEY,
+  text: updateSql(ACCOUNTS_KEEPING_KEY),
+};
+const UPSERT_ITEMS: Statement = { name: 'import_items', table: ITEMS, text: upsertSql(ITEMS) };
+const UPSERT_PURCHASES: Statement = { name: 'import_purchases', table: PURCHASES, text: upsertSql(PURCHASES) };
+
+/** One array per column (the key first), each holding that column of every row. */
+function columnArrays(table: Table, rows: readonly Record<string, unknown>[]): unknown[][] {
+  const all = [table.key, ...table.columns];
+  const arrays: unknown[][] = all.map(() => new Array(rows.length));
+  for (let row = 0; row < rows.length; row++) {
+    const record = rows[row] as Record<string, unknown>;
+    for (let column = 0; column < all.length; column++) {
+      (arrays[column] as unknown[])[row] = record[(all[column] as Column<unknown>).name];
+    }
+  }
+  return arrays;
+}
+
+interface Written {
+  inserted: number;
+  updated: number;
+  found?: number;
+}
+
+/** The primary key of each table, to name it as SQLite does. */
+const PRIMARY_KEYS: Readonly<Record<string, string>> = { accounts: 'username', items: 'id', purchases: 'code_key' };
+
+/**
+ * The store's objection to a row, worded as SQLite words it ("UNIQUE constraint failed:
+ * accounts.key_digest"), so an import reports the same line the same way on both stores. Never
+ * a value: PostgreSQL puts those in `detail`, which is left out.
+ */
+function reasonOf(error: pg.DatabaseError): string {
+  const table = error.table ?? '';
+  switch (error.code) {
+    case '23505': {
+      const constraint = error.constraint ?? '';
+      const column =
+        constraint === `${table}_pkey`
+          ? PRIMARY_KEYS[table]
+          : constraint.startsWith(`${table}_`) && constraint.endsWith('_key')
+            ? constraint.slice(table.length + 1, -'_key'.length)
+            : undefined;
+      return column === undefined
+        ? `UNIQUE constraint failed: ${constraint}`
+        : `UNIQUE constraint failed: ${table}.${column}`;
+    }
+    case '23503':
+      return 'FOREIGN KEY constraint failed';
+    case '23502':
+      return `NOT NULL constraint failed: ${table}.${error.column ?? ''}`;
+    default:
+      return error.message;
+  }
+}
+
+/** Integrity (23) and data (22, such as a NUL character in text) errors are the row's fault. */
+function isRowError(error: unknown): error is pg.DatabaseError {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^2[23]/.test(code) && error instanceof Error;
+}
+
+const zeroCounts = (): UpsertCounts => ({ inserted: 0, updated: 0, unchanged: 0 });
+
+class PostgresImportSession implements ImportSession {
+  constructor(private readonly client: pg.PoolClient) {}
+
+  async accountKeys(usernames: readonly string[]): Promise<Map<string, string>> {
+    const { rows } = await this.client.query<{ username: string; key_digest: string }>({
+      name: 'import_account_keys',
+      text: 'SELECT username, key_digest FROM accounts WHERE username = ANY($1::text[])',
+      values: [usernames],
+    });
+    return new Map(rows.map((row) => [row.username, row.key_digest]));
+  }
+
+  async keyOwners(digests: readonly string[]): Promise<Map<string, string>> {
+    const { rows } = await this.client.query<{ username: string; key_digest: string }>({
+      name: 'import_key_owners',
+      text: 'SELECT key_digest, username FROM accounts WHERE key_digest = ANY($1::text[])',
+      values: [digests],
+    });
+    return new Map(rows.map((row) => [row.key_digest, row.username]));
+  }
+
+  async existingItems(ids: readonly number[]): Promise<Set<number>> {
+    const { rows } = await this.client.query<{ id: number }>({
+      name: 'import_existing_items',
+      text: 'SELECT id FROM items WHERE id = ANY($1::int8[])',
+      values: [ids],
+    });
+    return new Set(rows.map((row) => row.id));
+  }
+
+  async upsertAccounts(rows: readonly AccountUpsert[]): Promise<UpsertCounts> {
+    const keyed: Record<string, unknown>[] = [];
+    const keyedIndexes: number[] = [];
+    const keeping: Record<string, unknown>[] = [];
+    const keepingIndexes: number[] = [];
+    rows.forEach(({ record, key }, index) => {
+      if (key === undefined) {
+        keeping.push(record as unknown as Record<string, unknown>);
+        keepingIndexes.push(index);
+      } else {
+        keyed.push({ ...record, key_digest: key.digest, key_cipher: key.cipher });
+        keyedIndexes.push(index);
+      }
+    });
+    const counts = await this.write(UPSERT_ACCOUNTS, keyed, keyedIndexes);
+    // Keeping the key: each account must already be there (the importer only says so of stored ones).
+    const kept = await this.write(UPDATE_ACCOUNTS_KEEPING_KEY, keeping, keepingIndexes);
+    if (kept.found !== undefined && kept.found < keeping.length) {
+      const found = await this.accountKeys(keeping.map((record) => record.username as string));
+      const missing = keeping.find((record) => !found.has(record.username as string));
+      throw new Error(`account ${JSON.stringify(missing?.username)} is new and needs a key`);
+    }
+    return {
+      inserted: counts.inserted,
+      updated: counts.updated + kept.updated,
+      unchanged: rows.length - counts.inserted - counts.updated - kept.updated,
+    };
+  }
+
+  async upsertItems(rows: readonly ItemRecord[]): Promise<UpsertCounts> {
+    const written = await this.write(UPSERT_ITEMS, rows as unknown as Record<string, unknown>[]);
+    return {
+      inserted: written.inserted,
+      updated: written.updated,
+      unchanged: rows.length - written.inserted - written.updated,
+    };
+  }
+
+  async upsertPurchases(rows: readonly PurchaseRecord[]): Promise<UpsertCounts> {
+    const written = await this.write(UPSERT_PURCHASES, rows as unknown as Record<string, unknown>[]);
+    return {
+      inserted: written.inserted,
+      updated: written.updated,
+      unchanged: rows.length - written.inserted - written.updated,
+    };
+  }
+
+  /**
+   * Writes the rows with one statement, inside a savepoint. When the store refuses the batch,
+   * it is rolled back to the savepoint and written again one row at a time, to find the row to
+   * blame: that row's index (in the caller's batch: `indexes[i]`, or `i`) goes into an
+   * `ImportRowRejectedError`.
+   */
+  private async write(
+    statement: Statement,
+    rows: readonly Record<string, unknown>[],
+    indexes?: readonly number[],
+  ): Promise<Written> {
+    if (rows.length === 0) return { ...zeroCounts() };
+    const run = async (batch: readonly Record<string, unknown>[]) => {
+      const {
+        rows: [written],
+      } = await this.client.query<Written>({
+        name: statement.name,
+        text: statement.text,
+        values: columnArrays(statement.table, batch),
+      });
+      return written as Written;
+    };
+    await this.client.query('SAVEPOINT import_batch');
+    try {
+      const written = await run(rows);
+      await this.client.query('RELEASE SAVEPOINT import_batch');
+      return written;
+    } catch (error) {
+      if (!isRowError(error)) throw error;
+      await this.client.query('ROLLBACK TO SAVEPOINT import_batch');
+      await this.client.query('RELEASE SAVEPOINT import_batch');
+      for (let index = 0; index < rows.length; index++) {
+        await this.client.query('SAVEPOINT import_row');
+        try {
+          await run([rows[index] as Record<string, unknown>]);
+          await this.client.query('RELEASE SAVEPOINT import_row');
+        } catch (rowError) {
+          if (!isRowError(rowError)) throw rowError;
+          await this.client.query('ROLLBACK TO SAVEPOINT import_row');
+          await this.client.query('RELEASE SAVEPOINT import_row');
+          throw new ImportRowRejectedError(indexes?.[index] ?? index, reasonOf(rowError), { cause: rowError });
+        }
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,175 @@
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rotateKey } from '../../src/cli/keys-commands.js';
+import { loadConfig } from '../../src/config.js';
+import { importNdjson } from '../../src/importer/import-ndjson.js';
+import { openStore } from '../../src/store/open-store.js';
+import type { Store } from '../../src/store/store.js';
+import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
+
+/**
+ * The app keeps accounts and items in memory. A change made through another handle on the same
+ * store (as the CLI or another instance makes it) must show on the very next request with SQLite
+ * (its data_version is read synchronously), and within 1 s with PostgreSQL (whose change signal
+ * arrives a few milliseconds after the writer's commit, by LISTEN/NOTIFY).
+ */
+const KEY = 'freshness-key-0123456789abcdef';
+const account = (fields: object = {}) => ({
+  type: 'account',
+  username: 'fresh',
+  email: 'fresh@example.com',
+  api_key: KEY,
+  registered_at: '2024-01-01T00:00:00Z',
+  ...fields,
+});
+const item = (fields: object = {}) => ({
+  type: 'item',
+  id: 501,
+  account: 'fresh',
+  name: 'First name',
+  version: '1.0.0',
+  preview_type: 'image',
+  thumbnail: 'https://cdn.example.com/t.png',
+  preview_image: 'https://cdn.example.com/p.png',
+  price: { regular: '10.00', extended: '20.00' },
+  status: 'approved',
+  published_at: '2024-01-02T00:00:00Z',
+  ...fields,
+});
+const purchase = (fields: object = {}) => ({
+  type: 'purchase',
+  code: 'FRESH-CODE-1',
+  item_id: 501,
+  license_type: 'regular',
+  price: '10.00',
+  date: '2024-01-03T00:00:00Z',
+  ...fields,
+});
+
+describe.each(TEST_STORES)('caches on %s stay fresh', (kind) => {
+  let t: TestApp;
+  let other: Store;
+
+  beforeAll(async () => {
+    t = await createTestApp(kind, { lines: [account(), item(), purchase()] });
+    other = await openStore(loadConfig(t.env).store);
+  });
+  afterAll(async () => {
+    await other.close();
+    await t.close();
+  });
+
+  /** The answer's status once it settles: at once on SQLite, within 1 s on PostgreSQL. */
+  const settled = async (
+    ask: () => Promise<{ statusCode: number; body: string }>,
+    done: (r: { statusCode: number; body: string }) => boolean,
+  ) => {
+    const deadline = Date.now() + (kind === 'sqlite' ? 0 : 1000);
+    for (;;) {
+      const response = await ask();
+      if (done(response) || Date.now() >= deadline) return response;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+  const details = (key: string) => t.app.inject({ url: '/api/account/details', headers: { 'x-api-key': key } });
+  const validate = (key: string) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/api/purchases/validation',
+      headers: { 'x-api-key': key },
+      payload: { purchase_code: 'fresh-code-1' },
+    });
+  const importElsewhere = async (lines: object[]) => {
+    const result = await importNdjson(other, t.keys, Readable.from([lines.map((l) => JSON.stringify(l)).join('\n')]));
+    expect(result.ok).toBe(true);
+  };
+
+  it('sees an item changed elsewhere on the next request, in every answer that shows it', async () => {
+    for (const url of ['/api/items/all', '/api/items/item?item_id=501', '/pt/api/items/item?item_id=501']) {
+      expect((await t.app.inject({ url, headers: { 'x-api-key': KEY } })).body).toContain('"name":"First name"');
+    }
+    expect((await validate(KEY)).body).toContain('"name":"First name"');
+    await importElsewhere([item({ name: 'Second name' })]);
+    const renamed = (r: { body: string }) => r.body.includes('"name":"Second name"');
+    for (const url of ['/api/items/all', '/api/items/item?item_id=501', '/pt/api/items/item?item_id=501']) {
+      expect((await settled(() => t.app.inject({ url, headers: { 'x-api-key': KEY } }), renamed)).body).toContain(
+        '"name":"Second name"',
+      );
+    }
+    expect((await settled(() => validate(KEY), renamed)).body).toContain('"name":"Second name"');
+  });
+
+  it('sees a purchase refunded elsewhere on the next request', async () => {
+    expect((await validate(KEY)).statusCode).toBe(200);
+    await importElsewhere([purchase({ status: 'refunded' })]);
+    expect(
+      (
+        await settled(
+          () => validate(KEY),
+          (r) => r.statusCode === 404,
+        )
+      ).statusCode,
+    ).toBe(404);
+    await importElsewhere([purchase({ status: 'active' })]);
+    expect(
+      (
+        await settled(
+          () => validate(KEY),
+          (r) => r.statusCode === 200,
+        )
+      ).statusCode,
+    ).toBe(200);
+  });
+
+  it('sees an account suspended elsewhere on the next request', async () => {
+    expect((await details(KEY)).statusCode).toBe(200);
+    await importElsewhere([account({ status: 'suspended' })]);
+    expect(
+      (
+        await settled(
+          () => details(KEY),
+          (r) => r.statusCode === 401,
+        )
+      ).statusCode,
+    ).toBe(401);
+    await importElsewhere([account({ status: 'active' })]);
+    expect(
+      (
+        await settled(
+          () => details(KEY),
+          (r) => r.statusCode === 200,
+        )
+      ).statusCode,
+    ).toBe(200);
+  });
+
+  it('answers 401 to a key rotated elsewhere on the very next request, and takes the new one', async () => {
+    expect((await details(KEY)).statusCode).toBe(200);
+    const newKey = await rotateKey(other, t.keys, 'fresh');
+    if (newKey === undefined) throw new Error('rotation failed');
+    expect(
+      (
+        await settled(
+          () => details(KEY),
+          (r) => r.statusCode === 401,
+        )
+      ).statusCode,
+    ).toBe(401);
+    expect(
+      (
+        await settled(
+          () => details(newKey),
+          (r) => r.statusCode === 200,
+        )
+      ).statusCode,
+    ).toBe(200);
+    expect((await validate(newKey)).statusCode).toBe(200);
+  });
+
+  it("sees a key given by an import on the app's own store at once (remembered unknown keys are dropped)", async () => {
+    const later = 'given-later-key-0123456789abc';
+    expect((await details(later)).statusCode).toBe(401);
+    await t.importLines([account({ username: 'later', email: 'later@example.com', api_key: later })]);
+    expect((await details(later)).statusCode).toBe(200);
+  });
+});

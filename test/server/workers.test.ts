@@ -1,0 +1,145 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { get } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { importNdjson } from '../../src/importer/import-ndjson.js';
+import { loadKeyMaterial } from '../../src/keys/key-material.js';
+import { openStore } from '../../src/store/open-store.js';
+import { cleanEnv, type Running, startNode } from '../helpers/processes.js';
+import { createTestDatabase, TEST_STORES, type TestDatabase } from '../helpers/test-database.js';
+
+const KEY = 'workers_test_key_0123456789';
+const started: Running[] = [];
+const databases: TestDatabase[] = [];
+
+afterAll(async () => {
+  for (const server of started) server.child.kill('SIGKILL');
+  for (const database of databases) await database.drop();
+});
+
+/** A GET on a connection of its own (fetch would keep one connection, and so one worker, for all). */
+function getOnNewConnection(
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = get({ host: '127.0.0.1', port, path, headers, agent: false }, (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => {
+        body += chunk;
+      });
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+  });
+}
+
+const count = (text: string, pattern: RegExp) => text.match(new RegExp(pattern, 'g'))?.length ?? 0;
+
+/** The port the primary reports once every worker listens. */
+async function portOf(server: Running): Promise<number> {
+  const [line] = await server.waitFor(/^.*"msg":"all workers listening".*$/m, 60_000);
+  return (JSON.parse(line) as { port: number }).port;
+}
+
+describe.each(TEST_STORES)('WORKERS=2 (%s)', (kind) => {
+  it('serves the port from two processes, and stops them all on SIGTERM with exit 0', async () => {
+    const database = await createTestDatabase(kind);
+    databases.push(database);
+    const config = loadConfig(database.env);
+    const store = await openStore(config.store);
+    try {
+      const line = {
+        type: 'account',
+        username: 'w',
+        email: 'w@example.com',
+        api_key: KEY,
+        registered_at: '2024-01-01T00:00:00Z',
+      };
+      expect((await importNdjson(store, loadKeyMaterial(config), Readable.from([JSON.stringify(line)]))).ok).toBe(true);
+    } finally {
+      await store.close();
+    }
+
+    const server = startNode('src/main.ts', [], {
+      cwd: database.dir,
+      env: cleanEnv({ ...database.env, WORKERS: '2', PORT: '0', LOG_LEVEL: 'debug' }),
+    });
+    started.push(server);
+    const port = await portOf(server);
+    expect(count(server.stdout(), /Server listening at/)).toBe(2);
+
+    // A new connection per request: the primary hands connections to the workers in turn.
+    for (let n = 0; n < 12; n++) {
+      const { status, body } = await getOnNewConnection(port, '/api/account/details', { 'x-api-key': KEY });
+      expect(status).toBe(200);
+      expect((JSON.parse(body) as { data: { username: string } }).data.username).toBe('w');
+    }
+    const servedBy = new Set(
+      server
+        .stdout()
+        .split('\n')
+        .filter((text) => text.includes('"msg":"request"'))
+        .map((text) => (JSON.parse(text) as { worker: number }).worker),
+    );
+    expect(servedBy).toEqual(new Set([1, 2]));
+
+    const stoppedAt = Date.now();
+    server.child.kill('SIGTERM');
+    expect(await server.exited()).toBe(0);
+    expect(Date.now() - stoppedAt).toBeLessThan(10_000);
+    expect(count(server.stdout(), /"msg":"stopped"/)).toBe(2);
+  });
+});
+
+describe('WORKERS=2 when a worker dies', () => {
+  it('starts another in its place, and the port keeps answering', async () => {
+    const database = await createTestDatabase('sqlite');
+    databases.push(database);
+    const server = startNode('src/main.ts', [], {
+      cwd: database.dir,
+      env: cleanEnv({ ...database.env, WORKERS: '2', PORT: '0', LOG_LEVEL: 'info' }),
+    });
+    started.push(server);
+    const port = await portOf(server);
+    const workers = execFileSync('ps', ['-o', 'pid=', '--ppid', String(server.child.pid)], { encoding: 'utf8' })
+      .trim()
+      .split(/\s+/)
+      .map(Number);
+    expect(workers).toHaveLength(2);
+    process.kill(workers[0] as number, 'SIGKILL');
+    await server.waitFor(/"msg":"a worker exited; starting another"/);
+    await server.waitFor(/(Server listening at[^\n]*\n[^]*){3}/);
+    for (let n = 0; n < 4; n++) {
+      expect((await getOnNewConnection(port, '/api/account/details', {})).status).toBe(400);
+    }
+    server.child.kill('SIGTERM');
+    expect(await server.exited()).toBe(0);
+  });
+});
+
+describe('WORKERS=2 on a fresh clone', () => {
+  it('loads the demo data and prints its banner once, from the primary', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'marketplace-workers-'));
+    const server = startNode('src/main.ts', [], { cwd, env: cleanEnv({ WORKERS: '2', PORT: '0', LOG_LEVEL: 'info' }) });
+    started.push(server);
+    await portOf(server);
+    await server.waitFor(/purchase_code=DEMO-VALID-0001'\n={78}\n/);
+    const [, key] = server.stdout().match(/API key of "demo-seller": (\w+)/) ?? [];
+    const port = await portOf(server);
+    const response = await fetch(`http://127.0.0.1:${port}/api/account/details`, {
+      headers: { 'x-api-key': key ?? '' },
+    });
+    expect(response.status).toBe(200);
+    expect(count(server.stdout(), /DEMO DATA/)).toBe(1);
+    server.child.kill('SIGINT');
+    expect(await server.exited()).toBe(0);
+  });
+});

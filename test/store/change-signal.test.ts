@@ -1,0 +1,118 @@
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { importNdjson } from '../../src/importer/import-ndjson.js';
+import { deriveKeyMaterial } from '../../src/keys/server-secret.js';
+import { openStore } from '../../src/store/open-store.js';
+import type { Store } from '../../src/store/store.js';
+import { createTestDatabase, TEST_STORES, type TestDatabase } from '../helpers/test-database.js';
+
+const keys = deriveKeyMaterial('change-signal-tests-secret-0123456789abcdef');
+const account = (username: string, email: string) =>
+  JSON.stringify({ type: 'account', username, email, registered_at: '2024-01-01T00:00:00Z' });
+
+/** Asks until the store says it changed (true), or 1 s has passed (false). */
+async function seesChangeWithin1s(store: Store): Promise<boolean> {
+  const deadline = Date.now() + 1000;
+  while (Date.now() < deadline) {
+    if (store.changedSinceLastCheck()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return false;
+}
+
+/** Drains what the store has to say, then checks it has nothing more. */
+async function settled(store: Store): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  store.changedSinceLastCheck();
+  expect(store.changedSinceLastCheck()).toBe(false);
+}
+
+describe.each(TEST_STORES)('the change signal across stores on one database (%s)', (kind) => {
+  let database: TestDatabase;
+  let reader: Store;
+  let writer: Store;
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+    const config = loadConfig(database.env);
+    reader = await openStore(config.store);
+    writer = await openStore(config.store);
+  });
+  afterAll(async () => {
+    await reader?.close();
+    await writer?.close();
+    await database?.drop();
+  });
+
+  it('tells a store of an import made by another, once', async () => {
+    await settled(reader);
+    const result = await importNdjson(writer, keys, Readable.from([account('ann', 'a@example.com')]));
+    expect(result.ok).toBe(true);
+    expect(await seesChangeWithin1s(reader)).toBe(true);
+    await settled(reader);
+    // The writer knows of its own write at once.
+    expect(writer.changedSinceLastCheck()).toBe(true);
+  });
+
+  it('tells a store of a key replaced by another', async () => {
+    await settled(reader);
+    expect(await writer.replaceAccountKey('ann', { digest: 'd'.repeat(64), cipher: 'c' })).toBe(true);
+    expect(await seesChangeWithin1s(reader)).toBe(true);
+  });
+
+  it('stays quiet while nothing is written', async () => {
+    await settled(reader);
+    await reader.accountByUsername('ann');
+    await writer.isEmpty();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(reader.changedSinceLastCheck()).toBe(false);
+  });
+});
+
+describe.runIf(TEST_STORES.includes('postgres'))('the PostgreSQL change signal', () => {
+  let database: TestDatabase;
+  let store: Store;
+  beforeAll(async () => {
+    database = await createTestDatabase('postgres');
+    store = await openStore(loadConfig(database.env).store);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await database?.drop();
+  });
+
+  it('hears writes made by hand, outside the service (the trigger sends NOTIFY)', async () => {
+    await importNdjson(store, keys, Readable.from([account('bea', 'b@example.com')]));
+    await settled(store);
+    await database.query(`UPDATE accounts SET email = 'new@example.com' WHERE username = 'bea'`);
+    expect(await seesChangeWithin1s(store)).toBe(true);
+    await settled(store);
+    await database.query('DELETE FROM accounts');
+    expect(await seesChangeWithin1s(store)).toBe(true);
+  });
+
+  it('says "changed" on every call while its listening connection is down, and listens again', async () => {
+    await settled(store);
+    const [killed] = await database.query<{ killed: boolean }>(
+      `SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity
+       WHERE application_name = 'marketplace-api:listen' AND datname = current_database()`,
+    );
+    expect(killed?.killed).toBe(true);
+    // Blind: every call says changed, until the listener is back (it retries after 100 ms, then backs off).
+    const deadline = Date.now() + 5000;
+    let blindCalls = 0;
+    while (Date.now() < deadline && store.changedSinceLastCheck()) {
+      blindCalls++;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(blindCalls).toBeGreaterThan(2);
+    expect(store.changedSinceLastCheck()).toBe(false);
+    // And it hears again.
+    await database.query(`INSERT INTO accounts SELECT 'cid', email, firstname, lastname, balance, status,
+      registered_at, heading, description, contact_email, social_links, avatar, cover, 'x', 'y'
+      FROM (SELECT ''::text AS email, '' AS firstname, '' AS lastname, 0::int8 AS balance, 'active' AS status,
+        '2024-01-01T00:00:00.000Z' AS registered_at, '' AS heading, '' AS description, '' AS contact_email,
+        '[]' AS social_links, '' AS avatar, '' AS cover) AS v`);
+    expect(await seesChangeWithin1s(store)).toBe(true);
+  });
+});

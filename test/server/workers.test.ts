@@ -116,7 +116,7 @@ describe('WORKERS=2 when a worker dies', () => {
     expect(workers).toHaveLength(2);
     process.kill(workers[0] as number, 'SIGKILL');
     await server.waitFor(/"msg":"a worker exited; starting another"/);
-    await server.waitFor(/(Server listening at[^\n]*\n[^]*){3}/);
+    await server.waitFor(/(Server listening at[^\n]*\n[\s\S]*){3}/);
     for (let n = 0; n < 4; n++) {
       expect((await getOnNewConnection(port, '/api/account/details', {})).status).toBe(400);
     }

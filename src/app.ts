@@ -15,7 +15,7 @@ import { BODY_LIMIT } from './http/body-limit.js';
 import type { Endpoint, EndpointContext } from './http/endpoint.js';
 import type { ErrorKind } from './http/error-kinds.js';
 import { createFailureLimiter } from './http/failure-limiter.js';
-import { sendError, sendOk } from './http/reply.js';
+import { sendError, sendOk, sendOkStream } from './http/reply.js';
 import { ResourceCache } from './http/resource-cache.js';
 import { endpoints } from './http/routes/index.js';
 import { createVariantResolver, type VariantRuntime } from './http/variant-runtime.js';
@@ -218,7 +218,8 @@ export async function buildApp({ config, store, keys, logger }: AppOptions): Pro
         const variant = request.variant as VariantRuntime;
         cache.refresh();
         try {
-          return sendOk(reply, variant, await endpoint.handle(request, variant, context));
+          const rest = await endpoint.handle(request, variant, context);
+          return typeof rest === 'string' ? sendOk(reply, variant, rest) : sendOkStream(reply, variant, rest);
         } catch (error) {
           if (!(error instanceof ApiError)) throw error;
           if (GUESSING_FAILURES.has(error.kind)) limiter.recordFailure(request.ip);

@@ -16,11 +16,16 @@ export interface EndpointContext {
 
 /**
  * One endpoint, written once and registered under every variant's base. `handle` answers the
- * part of the success envelope after `status` (for example `"data":{...}`) or throws an ApiError.
+ * part of the success envelope after `status` (for example `"data":{...}`), whole or as chunks to
+ * stream, or throws an ApiError.
  */
 export interface Endpoint {
   readonly method: 'GET' | 'POST';
   /** Relative to the variant's base, such as `/api/items/all`. */
   readonly path: string;
-  handle(request: FastifyRequest, variant: VariantRuntime, context: EndpointContext): Promise<string>;
+  handle(
+    request: FastifyRequest,
+    variant: VariantRuntime,
+    context: EndpointContext,
+  ): Promise<string | AsyncIterable<string>>;
 }

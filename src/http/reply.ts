@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { type ErrorKind, errorStatus } from './error-kinds.js';
 import type { VariantRuntime } from './variant-runtime.js';
@@ -21,4 +22,19 @@ export function sendError(
 /** Sends `{"status":"<ok word>",<rest>}` where `rest` is the serialised remainder of the envelope. */
 export function sendOk(reply: FastifyReply, variant: VariantRuntime, rest: string): FastifyReply {
   return sendJson(reply, 200, `${variant.okPrefix}${rest}}`);
+}
+
+async function* envelope(variant: VariantRuntime, rest: AsyncIterable<string>): AsyncGenerator<string> {
+  yield variant.okPrefix;
+  yield* rest;
+  yield '}';
+}
+
+/** The same, with the remainder given as chunks: sent as they come (chunked), never held whole. */
+export function sendOkStream(reply: FastifyReply, variant: VariantRuntime, rest: AsyncIterable<string>): FastifyReply {
+  return reply
+    .code(200)
+    .header('content-type', JSON_TYPE)
+    .header('cache-control', 'no-store')
+    .send(Readable.from(envelope(variant, rest), { objectMode: false }));
 }

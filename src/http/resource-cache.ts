@@ -30,8 +30,8 @@ export interface CacheBudgets {
 
 export const DEFAULT_CACHE_BUDGETS: CacheBudgets = {
   accounts: 8 * 1024 * 1024,
-  items: 32 * 1024 * 1024,
-  itemLists: 16 * 1024 * 1024,
+  items: 24 * 1024 * 1024,
+  itemLists: 8 * 1024 * 1024,
 };
 
 const ENTRY_OVERHEAD = 128;
@@ -97,24 +97,37 @@ export class ResourceCache {
     return entry || undefined;
   }
 
-  /** `[item,...]` of the seller's approved items, newest first; undefined when there are none. */
-  async approvedItemsJson(username: string, variant: VariantRuntime): Promise<string | undefined> {
+  /**
+   * The seller's approved items as a JSON array, newest first; undefined when there are none.
+   * A list that fits one page of the store's query is kept whole (and cached); a longer one is
+   * given as chunks, serialised page by page while they are sent, so a seller with tens of
+   * thousands of items never has all its rows, nor all its text, in memory at once.
+   */
+  async approvedItems(username: string, variant: VariantRuntime): Promise<string | AsyncIterable<string> | undefined> {
     const key = `${variant.index}\u0000${username}`;
-    let json = this.itemLists.get(key);
-    if (json === undefined) {
-      const parts: string[] = [];
-      // Page by page, so a seller with thousands of items never has every row in memory at once:
-      // only the serialised text is kept, and it is joined once.
-      for (let beforeId = Number.MAX_SAFE_INTEGER; ; ) {
-        const rows = await this.store.approvedItemsPage(username, beforeId, LIST_PAGE_SIZE);
-        for (const row of rows) parts.push(serializeItem(row, variant.config));
-        if (rows.length < LIST_PAGE_SIZE) break;
-        beforeId = (rows[rows.length - 1] as ItemRow).id;
-      }
-      json = parts.length === 0 ? false : `[${parts.join(',')}]`;
+    const cached = this.itemLists.get(key);
+    if (cached !== undefined) return cached || undefined;
+    const first = await this.store.approvedItemsPage(username, Number.MAX_SAFE_INTEGER, LIST_PAGE_SIZE);
+    if (first.length < LIST_PAGE_SIZE) {
+      const json = first.length === 0 ? false : `[${this.serializeItems(first, variant)}]`;
       this.itemLists.set(key, json);
+      return json || undefined;
     }
-    return json || undefined;
+    return this.streamItems(username, variant, first);
+  }
+
+  private async *streamItems(username: string, variant: VariantRuntime, first: ItemRow[]): AsyncGenerator<string> {
+    let page = first;
+    yield `[${this.serializeItems(page, variant)}`;
+    while (page.length === LIST_PAGE_SIZE) {
+      page = await this.store.approvedItemsPage(username, (page[page.length - 1] as ItemRow).id, LIST_PAGE_SIZE);
+      if (page.length > 0) yield `,${this.serializeItems(page, variant)}`;
+    }
+    yield ']';
+  }
+
+  private serializeItems(rows: readonly ItemRow[], variant: VariantRuntime): string {
+    return rows.map((row) => serializeItem(row, variant.config)).join(',');
   }
 
   private cachedAccount(row: AccountRow): CachedAccount {

@@ -46,5 +46,19 @@ describe.each(TEST_STORES)('items of a seller with %s thousands of items', (kind
     const expected = ids.filter((id) => !hidden.has(id)).sort((a, b) => b - a);
     expect(expected.length).toBeGreaterThan(1000);
     expect(listed).toEqual(expected);
+    // Sent as it is serialised, page by page: chunked, with the headers every answer carries.
+    expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(response.headers['cache-control']).toBe('no-store');
+    expect(response.headers['transfer-encoding']).toBe('chunked');
+    expect(response.body.startsWith('{"status":"success","items":[{"id":')).toBe(true);
+  });
+
+  it('answers HEAD with the same status and no body, and pt in its own words and currency', async () => {
+    const head = await t.app.inject({ method: 'HEAD', url: '/api/items/all', headers: { 'x-api-key': KEY } });
+    expect([head.statusCode, head.body]).toEqual([200, '']);
+    const pt = await t.app.inject({ url: '/pt/api/items/all', headers: { 'x-api-key': KEY } });
+    const body = JSON.parse(pt.body) as { status: string; items: { price: unknown; currency: string }[] };
+    expect(body.status).toBe('Sucesso');
+    expect(body.items[700]).toMatchObject({ price: { regular: 5, extended: 10 }, currency: 'BRL' });
   });
 });

@@ -3,14 +3,19 @@ import { authenticate } from '../authenticate.js';
 import type { Endpoint } from '../endpoint.js';
 import { apiKeyParam } from '../params.js';
 
+async function* prefixed(head: string, chunks: AsyncIterable<string>): AsyncGenerator<string> {
+  yield head;
+  yield* chunks;
+}
+
 export const itemsAll: Endpoint = {
   method: 'GET',
   path: '/api/items/all',
   async handle(request, variant, { cache, keys }) {
     const apiKey = apiKeyParam(request, undefined, variant.config.texts);
     const account = await authenticate(cache, keys, apiKey);
-    const items = await cache.approvedItemsJson(account.username, variant);
+    const items = await cache.approvedItems(account.username, variant);
     if (items === undefined) throw ApiError.of('noItems');
-    return `"items":${items}`;
+    return typeof items === 'string' ? `"items":${items}` : prefixed('"items":', items);
   },
 };

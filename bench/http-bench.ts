@@ -163,16 +163,27 @@ function memoryOf(pid: number) {
   return { rssMb: mb('VmRSS'), peakMb: mb('VmHWM'), anonMb: mb('RssAnon'), fileMb: mb('RssFile') };
 }
 
+/** CPU time (user + system) a process has used so far, in microseconds. */
+function cpuMicros(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  // utime and stime are the 12th and 13th fields after the command name, in clock ticks (100/s).
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
 interface Measured {
   requestsPerSecond: number;
+  /** The answering process's CPU time per request, in µs: what it costs, whatever limits the load. */
+  cpuMicrosPerRequest: number;
   p50: number;
   p99: number;
   unexpected: number;
   errors: number;
 }
 
-async function measure(port: number, benchCase: Case, seconds: number): Promise<Measured> {
+async function measure(target: { port: number; pid: number }, benchCase: Case, seconds: number): Promise<Measured> {
+  const { port, pid } = target;
   const first = benchCase.request();
+  const cpuBefore = cpuMicros(pid);
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
     connections: CONNECTIONS,
@@ -193,6 +204,7 @@ async function measure(port: number, benchCase: Case, seconds: number): Promise<
       ?.count ?? 0;
   return {
     requestsPerSecond: result.requests.average,
+    cpuMicrosPerRequest: (cpuMicros(pid) - cpuBefore) / Math.max(result.requests.total, 1),
     p50: result.latency.p50,
     p99: result.latency.p99,
     unexpected: result.requests.total - expected,
@@ -275,12 +287,16 @@ async function main() {
       `server pid ${server.child.pid}, baseline pid ${baseline.child.pid}; ${CONNECTIONS} connections, ${DURATION} s a run, ${ROUNDS} rounds`,
     );
     log('warming up the server (page cache, JIT)...');
-    for (const benchCase of cases) await measure(server.port, benchCase, 2);
+    for (const benchCase of cases) await measure({ port: server.port, pid: server.child.pid as number }, benchCase, 2);
 
     const rows = [];
     for (const benchCase of cases) {
       const pairs: { server: Measured; baseline: Measured; floor: Measured }[] = [];
-      const targets = { server: server.port, baseline: baseline.port, floor: floor.port };
+      const targets = {
+        server: { port: server.port, pid: server.child.pid as number },
+        baseline: { port: baseline.port, pid: baseline.child.pid as number },
+        floor: { port: floor.port, pid: floor.child.pid as number },
+      };
       const orders = [
         ['server', 'baseline', 'floor'],
         ['baseline', 'floor', 'server'],
@@ -300,6 +316,9 @@ async function main() {
         baselineRps: Math.round(median(pairs.map((p) => p.baseline.requestsPerSecond))),
         ratio: median(pairs.map((p) => p.server.requestsPerSecond / p.baseline.requestsPerSecond)),
         floorRatio: median(pairs.map((p) => p.floor.requestsPerSecond / p.baseline.requestsPerSecond)),
+        serverCpuUs: median(pairs.map((p) => p.server.cpuMicrosPerRequest)),
+        baselineCpuUs: median(pairs.map((p) => p.baseline.cpuMicrosPerRequest)),
+        floorCpuUs: median(pairs.map((p) => p.floor.cpuMicrosPerRequest)),
         target: benchCase.target,
         serverP50: median(pairs.map((p) => p.server.p50)),
         serverP99: median(pairs.map((p) => p.server.p99)),
@@ -324,14 +343,16 @@ async function main() {
 
     log('');
     log(
-      '| endpoint | server req/s | baseline req/s | ratio | target | p50 ms | p99 ms | baseline p99 ms | p99 x | bad status |',
+      '| endpoint | server req/s | baseline req/s | ratio | target | Fastify floor ratio | p50 ms | p99 ms | baseline p99 ms | p99 x | ' +
+        'CPU µs/req server / Fastify floor / baseline | bad status |',
     );
-    log('|---|---|---|---|---|---|---|---|---|---|');
+    log('|---|---|---|---|---|---|---|---|---|---|---|---|');
     for (const row of rows) {
       log(
         `| ${row.case} | ${row.serverRps} | ${row.baselineRps} | ${row.ratio.toFixed(2)} | ${row.target} | ` +
           `${row.floorRatio.toFixed(2)} | ${row.serverP50} | ` +
-          `${row.serverP99} | ${row.baselineP99} | ${row.p99Ratio.toFixed(2)} | ${row.unexpectedStatus} |`,
+          `${row.serverP99} | ${row.baselineP99} | ${row.p99Ratio.toFixed(2)} | ` +
+          `${row.serverCpuUs.toFixed(0)} / ${row.floorCpuUs.toFixed(0)} / ${row.baselineCpuUs.toFixed(0)} | ${row.unexpectedStatus} |`,
       );
     }
     log('');

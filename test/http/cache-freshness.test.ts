@@ -77,6 +77,8 @@ describe.each(TEST_STORES)('caches on %s stay fresh', (kind) => {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   };
+  const settledStatus = async (ask: () => Promise<{ statusCode: number; body: string }>, wanted: number) =>
+    (await settled(ask, (r) => r.statusCode === wanted)).statusCode;
   const details = (key: string) => t.app.inject({ url: '/api/account/details', headers: { 'x-api-key': key } });
   const validate = (key: string) =>
     t.app.inject({
@@ -108,67 +110,25 @@ describe.each(TEST_STORES)('caches on %s stay fresh', (kind) => {
   it('sees a purchase refunded elsewhere at once', async () => {
     expect((await validate(KEY)).statusCode).toBe(200);
     await importElsewhere([purchase({ status: 'refunded' })]);
-    expect(
-      (
-        await settled(
-          () => validate(KEY),
-          (r) => r.statusCode === 404,
-        )
-      ).statusCode,
-    ).toBe(404);
+    expect(await settledStatus(() => validate(KEY), 404)).toBe(404);
     await importElsewhere([purchase({ status: 'active' })]);
-    expect(
-      (
-        await settled(
-          () => validate(KEY),
-          (r) => r.statusCode === 200,
-        )
-      ).statusCode,
-    ).toBe(200);
+    expect(await settledStatus(() => validate(KEY), 200)).toBe(200);
   });
 
   it('sees an account suspended elsewhere at once', async () => {
     expect((await details(KEY)).statusCode).toBe(200);
     await importElsewhere([account({ status: 'suspended' })]);
-    expect(
-      (
-        await settled(
-          () => details(KEY),
-          (r) => r.statusCode === 401,
-        )
-      ).statusCode,
-    ).toBe(401);
+    expect(await settledStatus(() => details(KEY), 401)).toBe(401);
     await importElsewhere([account({ status: 'active' })]);
-    expect(
-      (
-        await settled(
-          () => details(KEY),
-          (r) => r.statusCode === 200,
-        )
-      ).statusCode,
-    ).toBe(200);
+    expect(await settledStatus(() => details(KEY), 200)).toBe(200);
   });
 
   it('answers 401 to a key rotated elsewhere at once, and takes the new one', async () => {
     expect((await details(KEY)).statusCode).toBe(200);
     const newKey = await rotateKey(other, t.keys, 'fresh');
     if (newKey === undefined) throw new Error('rotation failed');
-    expect(
-      (
-        await settled(
-          () => details(KEY),
-          (r) => r.statusCode === 401,
-        )
-      ).statusCode,
-    ).toBe(401);
-    expect(
-      (
-        await settled(
-          () => details(newKey),
-          (r) => r.statusCode === 200,
-        )
-      ).statusCode,
-    ).toBe(200);
+    expect(await settledStatus(() => details(KEY), 401)).toBe(401);
+    expect(await settledStatus(() => details(newKey), 200)).toBe(200);
     expect((await validate(newKey)).statusCode).toBe(200);
   });
 

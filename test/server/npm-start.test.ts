@@ -1,0 +1,44 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { cleanEnv } from '../helpers/processes.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * `npm start` itself (the build `npm install` made), stopped the way a process manager stops it:
+ * SIGTERM to the npm process. The server must receive it, shut down cleanly, and not be left behind.
+ */
+describe('npm start', () => {
+  it('passes SIGTERM on to the server, which stops cleanly', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'marketplace-npm-start-'));
+    const npm = spawn('npm', ['start', '--silent'], {
+      cwd: ROOT,
+      env: cleanEnv({ DATABASE_URL: `sqlite:${join(dir, 'store.db')}`, PORT: '0' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    npm.stdout.on('data', (chunk) => {
+      out += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`not listening in 30 s:\n${out}`)), 30_000);
+      npm.stdout.on('data', () => {
+        if (out.includes('Server listening at')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    npm.kill('SIGTERM');
+    await exited;
+    // The server logs its own stop: it got the signal rather than being orphaned by the wrapper.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(out).toContain('"msg":"shutting down: finishing requests in flight"');
+    expect(out).toContain('"msg":"stopped"');
+  });
+});

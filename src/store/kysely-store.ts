@@ -15,6 +15,11 @@ export interface DialectParts {
   isUnavailable(error: unknown): boolean;
   runImport<T>(db: Kysely<Database>, work: (session: ImportSession) => Promise<T>): Promise<T>;
   changedSinceLastCheck(): boolean;
+  /**
+   * Ends a read snapshot the dialect keeps open, if any: called around this store's own writes,
+   * so that they start on a connection without one and are seen by the very next read.
+   */
+  endReadSnapshot?(): void;
   close(): Promise<void>;
 }
 
@@ -104,11 +109,13 @@ export class KyselyStore implements Store {
 
   replaceAccountKey(username: string, key: StoredKey): Promise<boolean> {
     return this.guard(async () => {
+      this.parts.endReadSnapshot?.();
       const result = await this.db
         .updateTable('accounts')
         .set({ key_digest: key.digest, key_cipher: key.cipher })
         .where('username', '=', username)
         .executeTakeFirst();
+      this.parts.endReadSnapshot?.();
       this.changedHere = true;
       return result.numUpdatedRows > 0n;
     });
@@ -120,9 +127,11 @@ export class KyselyStore implements Store {
 
   runImport<T>(work: (session: ImportSession) => Promise<T>): Promise<T> {
     return this.guard(async () => {
+      this.parts.endReadSnapshot?.();
       try {
         return await this.parts.runImport(this.db, work);
       } finally {
+        this.parts.endReadSnapshot?.();
         this.changedHere = true;
       }
     });

@@ -6,6 +6,7 @@ import type { Database } from './database.js';
 import { KyselyStore, migrateToLatest } from './kysely-store.js';
 import type { QueryRunner } from './query-runner.js';
 import { runSqliteImport } from './sqlite-import.js';
+import { ReadSnapshot } from './sqlite-read-snapshot.js';
 import type { Store } from './store.js';
 
 /** SQLite error codes that mean the file cannot be used right now, rather than a bad query. */
@@ -22,8 +23,8 @@ function isUnavailable(error: unknown): boolean {
 /** How stale, at most, an answer may be after another process changed the store (see below). */
 export const CHANGE_CHECK_INTERVAL_MS = 5;
 
-/** Prepares each compiled query once, on first use, and runs it synchronously. */
-function createSqliteRunner(sqlite: BetterSqlite3.Database): QueryRunner {
+/** Prepares each compiled query once, on first use, and runs it synchronously inside the read snapshot. */
+function createSqliteRunner(sqlite: BetterSqlite3.Database, snapshot: ReadSnapshot): QueryRunner {
   const statements = new Map<string, BetterSqlite3.Statement>();
   const prepared = (query: CompiledQuery) => {
     let statement = statements.get(query.sql);
@@ -34,10 +35,14 @@ function createSqliteRunner(sqlite: BetterSqlite3.Database): QueryRunner {
     return statement;
   };
   return {
-    first: async <R>(query: CompiledQuery<R>, parameters: readonly unknown[]) =>
-      prepared(query).get(...parameters) as R | undefined,
-    all: async <R>(query: CompiledQuery<R>, parameters: readonly unknown[]) =>
-      prepared(query).all(...parameters) as R[],
+    first: async <R>(query: CompiledQuery<R>, parameters: readonly unknown[]) => {
+      snapshot.enter();
+      return prepared(query).get(...parameters) as R | undefined;
+    },
+    all: async <R>(query: CompiledQuery<R>, parameters: readonly unknown[]) => {
+      snapshot.enter();
+      return prepared(query).all(...parameters) as R[];
+    },
   };
 }
 
@@ -60,12 +65,13 @@ export async function openSqliteStore(path: string): Promise<Store> {
     await db.destroy();
     throw error;
   }
+  const snapshot = new ReadSnapshot(sqlite, CHANGE_CHECK_INTERVAL_MS);
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
   let lastVersion = dataVersion.get();
   let nextCheck = 0;
   return new KyselyStore(db, {
     dialect: 'sqlite',
-    runner: createSqliteRunner(sqlite),
+    runner: createSqliteRunner(sqlite, snapshot),
     isUnavailable,
     // SQLite counts commits made by other connections (the CLI, an import) in data_version.
     // Asking takes a lock round trip, a measurable share of a request under load, so it is
@@ -75,12 +81,18 @@ export async function openSqliteStore(path: string): Promise<Store> {
       const now = performance.now();
       if (now < nextCheck) return false;
       nextCheck = now + CHANGE_CHECK_INTERVAL_MS;
+      // Outside any snapshot, so the version is today's.
+      snapshot.end();
       const version = dataVersion.get();
       if (version === lastVersion) return false;
       lastVersion = version;
       return true;
     },
+    endReadSnapshot: () => snapshot.end(),
     runImport: (_db, work) => runSqliteImport(sqlite, work),
-    close: () => db.destroy(),
+    close: () => {
+      snapshot.end();
+      return db.destroy();
+    },
   });
 }

@@ -1,0 +1,62 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ReadSnapshot } from '../../src/store/sqlite-read-snapshot.js';
+
+const path = join(mkdtempSync(join(tmpdir(), 'snapshot-')), 'store.db');
+const reader = new BetterSqlite3(path);
+reader.pragma('journal_mode = WAL');
+reader.exec('CREATE TABLE t (v INTEGER)');
+reader.exec('INSERT INTO t VALUES (1)');
+const writer = new BetterSqlite3(path);
+const read = reader.prepare('SELECT max(v) FROM t').pluck();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+afterAll(() => {
+  reader.close();
+  writer.close();
+});
+
+describe('ReadSnapshot', () => {
+  it('shares one read transaction for a while, then lets every read see the newest commit', async () => {
+    const snapshot = new ReadSnapshot(reader, 20);
+    snapshot.enter();
+    expect(reader.inTransaction).toBe(true);
+    expect(read.get()).toBe(1);
+    writer.exec('INSERT INTO t VALUES (2)');
+    // Inside the snapshot, the commit made elsewhere is not seen yet...
+    snapshot.enter();
+    expect(read.get()).toBe(1);
+    // ...and once it has aged out (no read needed to end it), it is.
+    await sleep(40);
+    expect(reader.inTransaction).toBe(false);
+    snapshot.enter();
+    expect(read.get()).toBe(2);
+    snapshot.end();
+    expect(reader.inTransaction).toBe(false);
+  });
+
+  it('never opens one inside another transaction, nor ends that one', () => {
+    const snapshot = new ReadSnapshot(reader, 20);
+    reader.exec('BEGIN IMMEDIATE');
+    snapshot.enter();
+    snapshot.end();
+    expect(reader.inTransaction).toBe(true);
+    reader.exec('INSERT INTO t VALUES (3)');
+    reader.exec('COMMIT');
+    expect(read.get()).toBe(3);
+  });
+
+  it('does not hold the writer back', () => {
+    const snapshot = new ReadSnapshot(reader, 1000);
+    snapshot.enter();
+    expect(read.get()).toBe(3);
+    writer.exec('BEGIN IMMEDIATE');
+    writer.exec('INSERT INTO t VALUES (4)');
+    writer.exec('COMMIT');
+    snapshot.end();
+    expect(read.get()).toBe(4);
+  });
+});

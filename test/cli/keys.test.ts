@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
@@ -78,5 +79,29 @@ describe.each(TEST_STORES)('npm run cli -- keys (%s)', (kind) => {
     });
     const rotated = await runCli(['keys', 'rotate', 'nobody'], { cwd, env });
     expect([rotated.code, rotated.stderr]).toEqual([1, 'no account named "nobody"\n']);
+  });
+});
+
+describe('keys show with another server secret', () => {
+  it('says the secret is the wrong one, clearly, rather than a crypto error', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'marketplace-secret-'));
+    const storeEnv = cleanEnv({ DATABASE_URL: `sqlite:${join(dir, 'store.db')}`, SECRET_KEY: 'a'.repeat(40) });
+    const file = join(dir, 'one.ndjson');
+    writeFileSync(
+      file,
+      `${JSON.stringify({ type: 'account', username: 'solo', email: 's@example.com', registered_at: '2023-01-02T03:04:05Z' })}\n`,
+    );
+    expect((await runCli(['import', file], { cwd: dir, env: storeEnv })).code).toBe(0);
+    const shown = await runCli(['keys', 'show', 'solo'], {
+      cwd: dir,
+      env: { ...storeEnv, SECRET_KEY: 'b'.repeat(40) },
+    });
+    expect(shown).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'error: the stored key cannot be decrypted with this server secret: use the SECRET_KEY (or secret.key) ' +
+        'the store was filled with, or give the account a new key with `keys rotate`\n',
+    });
   });
 });

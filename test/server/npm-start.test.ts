@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,11 +34,37 @@ describe('npm start', () => {
         }
       });
     });
+    // What npm started (the server, or a shell around it): cleaned up below even if the test fails.
+    const started = descendants(npm.pid as number);
     npm.kill('SIGTERM');
     await exited;
     // The server logs its own stop: it got the signal rather than being orphaned by the wrapper.
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(out).toContain('"msg":"shutting down: finishing requests in flight"');
-    expect(out).toContain('"msg":"stopped"');
+    try {
+      expect(out).toContain('"msg":"shutting down: finishing requests in flight"');
+      expect(out).toContain('"msg":"stopped"');
+    } finally {
+      for (const pid of started) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // Already gone, as it should be.
+        }
+      }
+    }
   });
 });
+
+/** Every process below `pid`, children first. */
+function descendants(pid: number): number[] {
+  let children: number[];
+  try {
+    children = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+  return children.flatMap((child) => [child, ...descendants(child)]);
+}

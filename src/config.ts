@@ -54,7 +54,7 @@ export const defaultConfigFile = {
     { lang: 'en', baseUrl: '/', currency: 'USD', rate: '1' },
     { lang: 'pt', baseUrl: '/pt', currency: 'BRL', rate: '5.00' },
   ],
-  failedAttempts: { max: 1000, windowSeconds: 60 },
+  failedAttempts: { max: 5000, windowSeconds: 60 },
 } as const satisfies ConfigFile;
 
 export interface VariantConfig {

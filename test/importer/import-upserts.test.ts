@@ -155,6 +155,35 @@ describe.each(TEST_STORES)('import upserts (%s)', (kind) => {
       });
     });
 
+    it('reads a field given as null as a field left out: its default, or missing when required', async () => {
+      const result = await temp.importLines([
+        accountLine({ firstname: null, profile: { heading: null, social_links: null, avatar: null } }),
+        itemLine({
+          id: 8,
+          preview_type: 'image',
+          preview_video: null,
+          preview_audio: null,
+          screenshots: null,
+          demo_link: null,
+        }),
+        purchaseLine({ code: 'NULL-SUPPORT', item_id: 8, supported_until: null, downloaded: null, status: null }),
+      ]);
+      expect(result.ok).toBe(true);
+      expect(await temp.store.item(8)).toMatchObject({
+        preview_video: '',
+        preview_audio: '',
+        screenshots: '[]',
+        demo_link: '',
+      });
+      expect((await temp.store.purchaseWithItem('null-support'))?.purchase).toMatchObject({
+        supported_until: '',
+        downloaded: 0,
+        status: 'active',
+      });
+      const missing = await temp.importLines([purchaseLine({ code: 'NO-DATE', item_id: 8, date: null })]);
+      expect(errorLines(missing)).toEqual([expect.stringMatching(/^line 1: purchase: date /)]);
+    });
+
     it('keeps only the preview fields the preview type allows', async () => {
       const result = await temp.importLines([
         accountLine(),

@@ -3,7 +3,8 @@
  * the form every response uses, sortable as text, and the same in SQLite and PostgreSQL.
  */
 
-const ISO = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})$/;
+// Seconds may be left out, and an offset may be written without its colon (+0300): both are ISO 8601.
+const ISO = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?([Zz]|[+-]\d{2}:?\d{2})$/;
 const DAYS_IN_MONTH = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 function daysInMonth(year: number, month: number): number {
@@ -52,7 +53,7 @@ export function parseTimestamp(text: string): string | undefined {
   if (canonical !== undefined) return canonical;
   const match = ISO.exec(text);
   if (!match) return undefined;
-  const [, y, mo, d, h, mi, s, fraction = '', zone = 'Z'] = match as unknown as string[];
+  const [, y, mo, d, h, mi, s = '00', fraction = '', zone = 'Z'] = match as unknown as string[];
   const year = Number(y);
   const month = Number(mo);
   const day = Number(d);
@@ -64,7 +65,7 @@ export function parseTimestamp(text: string): string | undefined {
   let offsetMinutes = 0;
   if (zone !== 'Z' && zone !== 'z') {
     const offsetHours = Number(zone.slice(1, 3));
-    const offsetRest = Number(zone.slice(4, 6));
+    const offsetRest = Number(zone.slice(-2));
     if (offsetHours > 23 || offsetRest > 59) return undefined;
     offsetMinutes = (zone.startsWith('-') ? -1 : 1) * (offsetHours * 60 + offsetRest);
   }

@@ -50,8 +50,6 @@ export function parseRate(text: string): Rate | undefined {
   return { numerator, scale: 10n ** BigInt(fraction.length) };
 }
 
-export const IDENTITY_RATE: Rate = { numerator: 1n, scale: 1n };
-
 /** Divides and rounds half to even (banker's rounding); both operands non-negative. */
 function divideHalfEven(dividend: bigint, divisor: bigint): bigint {
   const quotient = dividend / divisor;

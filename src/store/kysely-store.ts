@@ -38,13 +38,6 @@ function compileReadQueries(db: Kysely<Database>) {
   return {
     accountByKeyDigest: db.selectFrom('accounts').selectAll().where('key_digest', '=', '').compile(),
     accountByUsername: db.selectFrom('accounts').selectAll().where('username', '=', '').compile(),
-    approvedItemsOf: db
-      .selectFrom('items')
-      .selectAll()
-      .where('account', '=', '')
-      .where('status', '=', 'approved')
-      .orderBy('id', 'desc')
-      .compile(),
     approvedItemsPage: db
       .selectFrom('items')
       .selectAll()
@@ -83,10 +76,6 @@ export class KyselyStore implements Store {
 
   accountByUsername(username: string): Promise<AccountRow | undefined> {
     return this.guard(() => this.runner.first(this.queries.accountByUsername, [username]));
-  }
-
-  approvedItemsOf(username: string): Promise<ItemRow[]> {
-    return this.guard(() => this.runner.all(this.queries.approvedItemsOf, [username, 'approved']));
   }
 
   approvedItemsPage(username: string, beforeId: number, limit: number): Promise<ItemRow[]> {

@@ -89,11 +89,9 @@ export interface Store {
   readonly dialect: Dialect;
   accountByKeyDigest(digest: string): Promise<AccountRow | undefined>;
   accountByUsername(username: string): Promise<AccountRow | undefined>;
-  /** The account's approved items, newest id first. */
-  approvedItemsOf(username: string): Promise<ItemRow[]>;
   /**
-   * One page of the same list: at most `limit` items with an id below `beforeId`. Lets a seller
-   * with thousands of items be answered without holding every row at once.
+   * One page of the account's approved items, newest id first: at most `limit` items with an id
+   * below `beforeId`. Lets a seller with thousands of items be answered without holding every row.
    */
   approvedItemsPage(username: string, beforeId: number, limit: number): Promise<ItemRow[]>;
   item(id: number): Promise<ItemRow | undefined>;

@@ -1,7 +1,4 @@
-import type { IncomingMessage } from 'node:http';
-import { finished } from 'node:stream/promises';
 import formbody from '@fastify/formbody';
-import multipart from '@fastify/multipart';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -15,6 +12,7 @@ import { BODY_LIMIT } from './http/body-limit.js';
 import type { Endpoint, EndpointContext } from './http/endpoint.js';
 import type { ErrorKind } from './http/error-kinds.js';
 import { createFailureLimiter } from './http/failure-limiter.js';
+import { parseMultipart } from './http/multipart-body.js';
 import { sendError, sendOk, sendOkStream } from './http/reply.js';
 import { ResourceCache } from './http/resource-cache.js';
 import { endpoints } from './http/routes/index.js';
@@ -54,45 +52,12 @@ function withoutTrailingSlash(path: string): string {
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
 }
 
-/**
- * Fastify's bodyLimit never sees a multipart body (the plugin streams the raw request into its
- * parser), so its bytes are counted here: over the limit, the parser is stopped with a 413.
- * `prependListener` adds the counter without starting the flow; the plugin's pipe starts it.
- */
-function limitMultipartBody(raw: IncomingMessage): void {
-  let received = 0;
-  const count = (chunk: Buffer) => {
-    received += chunk.length;
-    if (received <= BODY_LIMIT) return;
-    raw.off('data', count);
-    // The multipart parser listens for request errors and rejects with this one.
-    if (raw.listenerCount('error') > 0) raw.emit('error', new ApiError('bodyTooLarge'));
-  };
-  raw.prependListener('data', count);
-}
-
 /** JSON (Fastify's own), form and multipart bodies, nothing else (SPEC 2.1). */
 async function registerBodyParsers(scope: FastifyInstance): Promise<void> {
   // Fastify's own text/plain parser goes: another content type is a 415.
   scope.removeContentTypeParser('text/plain');
   await scope.register(formbody, { bodyLimit: BODY_LIMIT });
-  // Added before the multipart plugin so that it runs just before the plugin's hook reads the body.
-  scope.addHook('preValidation', (request, _reply, done) => {
-    if (request.isMultipart()) limitMultipartBody(request.raw);
-    done();
-  });
-  await scope.register(multipart, {
-    attachFieldsToBody: true,
-    // Fields only: a file part is read to its end and dropped, like any unknown field.
-    // A file cut short (the body went over the limit, or the client left) never ends: waiting
-    // for 'end' alone would leave the request hanging.
-    onFile: async (part) => {
-      part.file.resume();
-      await finished(part.file).catch(() => {});
-    },
-    // The byte count above bounds the number of parts: a small body with many fields is fine.
-    limits: { fieldSize: BODY_LIMIT, fileSize: BODY_LIMIT, fields: BODY_LIMIT, parts: BODY_LIMIT },
-  });
+  scope.addContentTypeParser('multipart/form-data', parseMultipart);
 }
 
 /** Builds the HTTP app over an open store. `main.ts` runs it; tests build it the same way. */
@@ -201,8 +166,6 @@ export async function buildApp({ config, store, keys, logger }: AppOptions): Pro
       if (error.statusCode === 415) return sendError(reply, variant, 'unsupportedContentType');
       if (error.statusCode !== undefined && error.statusCode < 500)
         return sendError(reply, variant, 'malformedRequest');
-      // The multipart parser reports a body it cannot read (no boundary, say) without a status.
-      if (error.statusCode === undefined && request.isMultipart()) return sendError(reply, variant, 'malformedRequest');
     }
     request.log.error({ err: error }, 'unexpected error');
     return sendError(reply, variant, 'internal');

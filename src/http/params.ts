@@ -20,10 +20,6 @@ function normalise(value: unknown): string | typeof MISSING | typeof MALFORMED {
     return trimmed === '' ? MISSING : trimmed;
   }
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  // A multipart field arrives as { value }; repeated fields as an array of them.
-  if (typeof value === 'object' && !Array.isArray(value) && 'value' in value && 'fieldname' in value) {
-    return normalise((value as { value: unknown }).value);
-  }
   return MALFORMED;
 }
 

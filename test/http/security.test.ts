@@ -152,7 +152,7 @@ describe.each(TEST_STORES)('%s store', (kind) => {
     it('sent a varied series of requests, and the app logged them', () => {
       const statuses = new Set(responses.map((r) => r.statusCode));
       expect([...statuses].sort()).toEqual([200, 400, 401, 404, 405, 413, 415]);
-      expect(t.logs.length).toBeGreaterThan(responses.length);
+      expect(t.logs.length).toBeGreaterThanOrEqual(responses.length);
     });
 
     it('logged no key and no purchase code, in any form', () => {

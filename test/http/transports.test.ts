@@ -397,6 +397,9 @@ describe.each(TEST_STORES)('%s store', (kind) => {
             ['api_key', KEYS.alice],
             ['purchase_code', CODE],
             ['unknown', 'value'],
+            // Names an object would treat specially are just fields too.
+            ['__proto__', 'value'],
+            ['constructor', 'value'],
           ],
           [{ name: 'attachment', filename: 'license.txt', content: 'not read' }],
         );

@@ -67,28 +67,23 @@ export function serializeItem(item: ItemRow, money: MoneyView): string {
 const LICENSE_NAMES = { regular: 'Regular', extended: 'Extended' } as const;
 
 /**
- * A purchase around its already serialised item. `supported_until` shows only when support is
- * enabled, the item is supported, and the purchase has an end date.
+ * A purchase as the JSON text before and after its item, which is spliced in between as already
+ * serialised (and cached). `supported_until` shows only when support is enabled, the item is
+ * supported, and the purchase has an end date.
  */
-export function serializePurchase(
+export function serializePurchaseAroundItem(
   purchase: PurchaseRow,
   itemSupported: boolean,
-  itemJson: string,
   money: MoneyView,
   support: boolean,
-): string {
-  const head = JSON.stringify({
-    purchase_code: purchase.code,
-    license_type: LICENSE_NAMES[purchase.license_type],
-    price: showMoney(purchase.price, money.rate),
-    currency: money.currency,
-  });
+): readonly [before: string, after: string] {
   const supportedUntil =
     support && itemSupported && purchase.supported_until !== ''
-      ? `"supported_until":${JSON.stringify(purchase.supported_until)},`
+      ? `"supported_until":${text(purchase.supported_until)},`
       : '';
-  return (
-    `${head.slice(0, -1)},"item":${itemJson},${supportedUntil}` +
-    `"downloaded":${purchase.downloaded === 1},"date":${JSON.stringify(purchase.date)}}`
-  );
+  return [
+    `{"purchase_code":${text(purchase.code)},"license_type":"${LICENSE_NAMES[purchase.license_type]}",` +
+      `"price":${showMoney(purchase.price, money.rate)},"currency":${text(money.currency)},"item":`,
+    `,${supportedUntil}"downloaded":${purchase.downloaded === 1},"date":${text(purchase.date)}}`,
+  ];
 }

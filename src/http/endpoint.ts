@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import type { Store } from '../store/store.js';
+import type { AnswerBody } from './reply.js';
 import type { ResourceCache } from './resource-cache.js';
 import type { VariantRuntime } from './variant-runtime.js';
 
@@ -16,16 +17,11 @@ export interface EndpointContext {
 
 /**
  * One endpoint, written once and registered under every variant's base. `handle` answers the
- * part of the success envelope after `status` (for example `"data":{...}`), whole or as chunks to
- * stream, or throws an ApiError.
+ * whole success body (status 200), as bytes or as chunks to stream, or throws an ApiError.
  */
 export interface Endpoint {
   readonly method: 'GET' | 'POST';
   /** Relative to the variant's base, such as `/api/items/all`. */
   readonly path: string;
-  handle(
-    request: FastifyRequest,
-    variant: VariantRuntime,
-    context: EndpointContext,
-  ): Promise<string | AsyncIterable<string>>;
+  handle(request: FastifyRequest, variant: VariantRuntime, context: EndpointContext): Promise<AnswerBody>;
 }

@@ -5,9 +5,13 @@ import type { VariantRuntime } from './variant-runtime.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** Sends a body already serialised to JSON, with the headers every answer carries (SPEC 2.2.5). */
-export function sendJson(reply: FastifyReply, statusCode: number, body: string): FastifyReply {
-  return reply.code(statusCode).header('content-type', JSON_TYPE).header('cache-control', 'no-store').send(body);
+/** What an endpoint answers: the whole body as bytes, or as text chunks to stream. */
+export type AnswerBody = Buffer | AsyncIterable<string>;
+
+/** Sends a JSON body with the headers every answer carries (SPEC 2.2.5); chunks go out as they come (chunked). */
+export function sendJson(reply: FastifyReply, statusCode: number, body: AnswerBody): FastifyReply {
+  reply.code(statusCode).header('content-type', JSON_TYPE).header('cache-control', 'no-store');
+  return reply.send(Buffer.isBuffer(body) ? body : Readable.from(body, { objectMode: false }));
 }
 
 export function sendError(
@@ -17,24 +21,4 @@ export function sendError(
   detail?: string,
 ): FastifyReply {
   return sendJson(reply, errorStatus[kind], variant.errorBody(kind, detail));
-}
-
-/** Sends `{"status":"<ok word>",<rest>}` where `rest` is the serialised remainder of the envelope. */
-export function sendOk(reply: FastifyReply, variant: VariantRuntime, rest: string): FastifyReply {
-  return sendJson(reply, 200, `${variant.okPrefix}${rest}}`);
-}
-
-async function* envelope(variant: VariantRuntime, rest: AsyncIterable<string>): AsyncGenerator<string> {
-  yield variant.okPrefix;
-  yield* rest;
-  yield '}';
-}
-
-/** The same, with the remainder given as chunks: sent as they come (chunked), never held whole. */
-export function sendOkStream(reply: FastifyReply, variant: VariantRuntime, rest: AsyncIterable<string>): FastifyReply {
-  return reply
-    .code(200)
-    .header('content-type', JSON_TYPE)
-    .header('cache-control', 'no-store')
-    .send(Readable.from(envelope(variant, rest), { objectMode: false }));
 }

@@ -2,15 +2,15 @@ import { LRUCache } from 'lru-cache';
 import type { AccountRow, AccountStatus, ItemRow, ItemStatus } from '../domain/records.js';
 import { serializeAccount, serializeItem } from '../domain/serialize.js';
 import type { Store } from '../store/store.js';
+import { keptBytes } from './body-bytes.js';
 import type { VariantRuntime } from './variant-runtime.js';
 
 /** What the hot path needs of an account: who it is, whether it may call, and its JSON per variant. */
 export interface CachedAccount {
   readonly username: string;
   readonly status: AccountStatus;
-  readonly keyDigest: string;
   /** Serialised once per variant, by variant index. */
-  readonly json: readonly string[];
+  readonly json: readonly Buffer[];
 }
 
 /** What the hot path needs of an item: its owner, its status, and its JSON per variant. */
@@ -18,10 +18,10 @@ export interface CachedItem {
   readonly account: string;
   readonly status: ItemStatus;
   readonly supported: boolean;
-  readonly json: readonly string[];
+  readonly json: readonly Buffer[];
 }
 
-/** How much memory each cache may hold, roughly, in characters of text. */
+/** How much memory each cache may hold, roughly, in bytes of JSON. */
 export interface CacheBudgets {
   readonly accounts: number;
   readonly items: number;
@@ -36,7 +36,7 @@ export const DEFAULT_CACHE_BUDGETS: CacheBudgets = {
 
 const ENTRY_OVERHEAD = 128;
 const LIST_PAGE_SIZE = 500;
-function sizeOfEntry<Entry extends { readonly json: readonly string[] }>(entry: Entry | false): number {
+function sizeOfEntry<Entry extends { readonly json: readonly Buffer[] }>(entry: Entry | false): number {
   return entry === false ? ENTRY_OVERHEAD : entry.json.reduce((size, json) => size + json.length, ENTRY_OVERHEAD);
 }
 
@@ -50,7 +50,7 @@ function sizeOfEntry<Entry extends { readonly json: readonly string[] }>(entry: 
 export class ResourceCache {
   private readonly accounts: LRUCache<string, CachedAccount | false>;
   private readonly items: LRUCache<number, CachedItem | false>;
-  private readonly itemLists: LRUCache<string, string | false>;
+  private readonly itemLists: LRUCache<string, Buffer | false>;
 
   constructor(
     private readonly store: Store,
@@ -103,13 +103,13 @@ export class ResourceCache {
    * given as chunks, serialised page by page while they are sent, so a seller with tens of
    * thousands of items never has all its rows, nor all its text, in memory at once.
    */
-  async approvedItems(username: string, variant: VariantRuntime): Promise<string | AsyncIterable<string> | undefined> {
+  async approvedItems(username: string, variant: VariantRuntime): Promise<Buffer | AsyncIterable<string> | undefined> {
     const key = `${variant.index}\u0000${username}`;
     const cached = this.itemLists.get(key);
     if (cached !== undefined) return cached || undefined;
     const first = await this.store.approvedItemsPage(username, Number.MAX_SAFE_INTEGER, LIST_PAGE_SIZE);
     if (first.length < LIST_PAGE_SIZE) {
-      const json = first.length === 0 ? false : `[${this.serializeItems(first, variant)}]`;
+      const json = first.length === 0 ? false : keptBytes(`[${this.serializeItems(first, variant)}]`);
       this.itemLists.set(key, json);
       return json || undefined;
     }
@@ -134,8 +134,7 @@ export class ResourceCache {
     return {
       username: row.username,
       status: row.status,
-      keyDigest: row.key_digest,
-      json: this.variants.map((variant) => serializeAccount(row, variant.config)),
+      json: this.variants.map((variant) => keptBytes(serializeAccount(row, variant.config))),
     };
   }
 
@@ -144,7 +143,7 @@ export class ResourceCache {
       account: row.account,
       status: row.status,
       supported: row.supported === 1,
-      json: this.variants.map((variant) => serializeItem(row, variant.config)),
+      json: this.variants.map((variant) => keptBytes(serializeItem(row, variant.config))),
     };
   }
 }

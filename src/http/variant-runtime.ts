@@ -1,4 +1,5 @@
 import type { VariantConfig } from '../config.js';
+import { keptBytes } from './body-bytes.js';
 import { type ErrorKind, errorStatus } from './error-kinds.js';
 
 /** A configured variant with everything it answers prebuilt once: error bodies, the success prefix. */
@@ -8,19 +9,35 @@ export interface VariantRuntime {
   readonly config: VariantConfig;
   /** `{"status":"<ok word>",` — every success body starts so. */
   readonly okPrefix: string;
-  errorBody(kind: ErrorKind, detail?: string): string;
+  /** The bytes of `{"status":"<ok word>",` followed by `rest`, built once per `rest` (a route's constant). */
+  okHead(rest: string): Buffer;
+  /** A whole error body: prebuilt for the catalogue's texts, built for a detailed message. */
+  errorBody(kind: ErrorKind, detail?: string): Buffer;
 }
 
 export function createVariantRuntime(config: VariantConfig, index: number): VariantRuntime {
   const { texts } = config;
   const errorBodyFor = (message: string) => JSON.stringify({ status: texts.statusError, msg: message });
-  const prebuilt = new Map<ErrorKind, string>();
-  for (const kind of Object.keys(errorStatus) as ErrorKind[]) prebuilt.set(kind, errorBodyFor(texts.messages[kind]));
+  const prebuilt = new Map<ErrorKind, Buffer>();
+  for (const kind of Object.keys(errorStatus) as ErrorKind[]) {
+    prebuilt.set(kind, keptBytes(errorBodyFor(texts.messages[kind])));
+  }
+  const okPrefix = `{"status":${JSON.stringify(texts.statusOk)},`;
+  const okHeads = new Map<string, Buffer>();
   return {
     index,
     config,
-    okPrefix: `{"status":${JSON.stringify(texts.statusOk)},`,
-    errorBody: (kind, detail) => (detail === undefined ? (prebuilt.get(kind) as string) : errorBodyFor(detail)),
+    okPrefix,
+    okHead: (rest) => {
+      let head = okHeads.get(rest);
+      if (!head) {
+        head = keptBytes(`${okPrefix}${rest}`);
+        okHeads.set(rest, head);
+      }
+      return head;
+    },
+    errorBody: (kind, detail) =>
+      detail === undefined ? (prebuilt.get(kind) as Buffer) : Buffer.from(errorBodyFor(detail)),
   };
 }
 

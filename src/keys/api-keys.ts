@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import type { KeyMaterial } from './server-secret.js';
 
 /** A new API key: 32 random bytes, hex. */
@@ -9,13 +9,6 @@ export function generateApiKey(): string {
 /** The HMAC-SHA256 digest under which the store finds an account by its key. */
 export function digestApiKey(material: KeyMaterial, key: string): string {
   return createHmac('sha256', material.digestKey).update(key, 'utf8').digest('hex');
-}
-
-/** Constant-time comparison of two digests (hex strings of equal length when they match). */
-export function digestsEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a, 'utf8');
-  const right = Buffer.from(b, 'utf8');
-  return left.length === right.length && timingSafeEqual(left, right);
 }
 
 const IV_BYTES = 12;

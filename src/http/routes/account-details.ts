@@ -1,6 +1,9 @@
 import { authenticate } from '../authenticate.js';
+import { joinBytes } from '../body-bytes.js';
 import type { Endpoint } from '../endpoint.js';
 import { apiKeyParam } from '../params.js';
+
+const CLOSE = Buffer.from('}');
 
 export const accountDetails: Endpoint = {
   method: 'GET',
@@ -8,6 +11,6 @@ export const accountDetails: Endpoint = {
   async handle(request, variant, { cache, keys }) {
     const apiKey = apiKeyParam(request, undefined, variant.config.texts);
     const account = await authenticate(cache, keys, apiKey);
-    return `"data":${account.json[variant.index]}`;
+    return joinBytes([variant.okHead('"data":'), account.json[variant.index] as Buffer, CLOSE]);
   },
 };

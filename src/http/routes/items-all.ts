@@ -1,11 +1,15 @@
 import { ApiError } from '../api-error.js';
 import { authenticate } from '../authenticate.js';
+import { joinBytes } from '../body-bytes.js';
 import type { Endpoint } from '../endpoint.js';
 import { apiKeyParam } from '../params.js';
 
-async function* prefixed(head: string, chunks: AsyncIterable<string>): AsyncGenerator<string> {
+const CLOSE = Buffer.from('}');
+
+async function* enveloped(head: string, items: AsyncIterable<string>): AsyncGenerator<string> {
   yield head;
-  yield* chunks;
+  yield* items;
+  yield '}';
 }
 
 export const itemsAll: Endpoint = {
@@ -16,6 +20,8 @@ export const itemsAll: Endpoint = {
     const account = await authenticate(cache, keys, apiKey);
     const items = await cache.approvedItems(account.username, variant);
     if (items === undefined) throw ApiError.of('noItems');
-    return typeof items === 'string' ? `"items":${items}` : prefixed('"items":', items);
+    return Buffer.isBuffer(items)
+      ? joinBytes([variant.okHead('"items":'), items, CLOSE])
+      : enveloped(`${variant.okPrefix}"items":`, items);
   },
 };

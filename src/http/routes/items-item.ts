@@ -1,7 +1,10 @@
 import { ApiError } from '../api-error.js';
 import { authenticate } from '../authenticate.js';
+import { joinBytes } from '../body-bytes.js';
 import type { Endpoint } from '../endpoint.js';
 import { apiKeyParam, itemIdParam } from '../params.js';
+
+const CLOSE = Buffer.from('}');
 
 export const itemsItem: Endpoint = {
   method: 'GET',
@@ -16,6 +19,6 @@ export const itemsItem: Endpoint = {
     if (item?.account !== account.username || item.status !== 'approved') {
       throw ApiError.of('itemNotFound');
     }
-    return `"item":${item.json[variant.index]}`;
+    return joinBytes([variant.okHead('"item":'), item.json[variant.index] as Buffer, CLOSE]);
   },
 };

@@ -1,7 +1,8 @@
 import { purchaseCodeKey, purchaseIsValidFor } from '../../domain/purchase-code.js';
-import { serializePurchase } from '../../domain/serialize.js';
+import { serializePurchaseAroundItem } from '../../domain/serialize.js';
 import { ApiError } from '../api-error.js';
 import { authenticate } from '../authenticate.js';
+import { joinBytes } from '../body-bytes.js';
 import type { Endpoint } from '../endpoint.js';
 import { apiKeyParam, requiredParam } from '../params.js';
 
@@ -19,7 +20,12 @@ export const purchaseValidation: Endpoint = {
     if (!purchase || !item || !purchaseIsValidFor(purchase, item.account, account.username)) {
       throw ApiError.of('invalidPurchaseCode');
     }
-    const itemJson = item.json[variant.index] as string;
-    return `"data":{"purchase":${serializePurchase(purchase, item.supported, itemJson, variant.config, support)}}`;
+    const [before, after] = serializePurchaseAroundItem(purchase, item.supported, variant.config, support);
+    return joinBytes([
+      variant.okHead('"data":{"purchase":'),
+      Buffer.from(before),
+      item.json[variant.index] as Buffer,
+      Buffer.from(`${after}}}`),
+    ]);
   },
 };

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { AccountRow, AccountStatus, ItemRow, ItemStatus } from '../domain/records.js';
+import type { AccountRow, AccountStatus, ItemRow, ItemStatus, PurchaseRow } from '../domain/records.js';
 import { serializeAccount, serializeItem } from '../domain/serialize.js';
 import type { Store } from '../store/store.js';
 import { keptBytes } from './body-bytes.js';
@@ -21,20 +21,24 @@ export interface CachedItem {
   readonly json: readonly Buffer[];
 }
 
-/** How much memory each cache may hold, roughly, in bytes of JSON. */
+/** How much memory each cache may hold, roughly, in bytes. */
 export interface CacheBudgets {
   readonly accounts: number;
   readonly items: number;
   readonly itemLists: number;
+  readonly purchases: number;
 }
 
 export const DEFAULT_CACHE_BUDGETS: CacheBudgets = {
   accounts: 8 * 1024 * 1024,
-  items: 24 * 1024 * 1024,
-  itemLists: 8 * 1024 * 1024,
+  items: 16 * 1024 * 1024,
+  itemLists: 4 * 1024 * 1024,
+  purchases: 8 * 1024 * 1024,
 };
 
 const ENTRY_OVERHEAD = 128;
+/** A purchase row in memory, object and strings, measured on the benchmark store (about 400 bytes) and rounded up. */
+const PURCHASE_ENTRY_SIZE = 512;
 const LIST_PAGE_SIZE = 500;
 function sizeOfEntry<Entry extends { readonly json: readonly Buffer[] }>(entry: Entry | false): number {
   return entry === false ? ENTRY_OVERHEAD : entry.json.reduce((size, json) => size + json.length, ENTRY_OVERHEAD);
@@ -42,15 +46,21 @@ function sizeOfEntry<Entry extends { readonly json: readonly Buffer[] }>(entry: 
 
 /**
  * What the hot path reads again and again, kept in memory and bounded: key digest → account and
- * item id → item, each serialised once per variant when first read; and a seller's approved items
- * list per variant. Everything is dropped at once whenever the store says another writer changed
- * it (asked once per request, by `refresh`), so no answer is ever staler than the store. Purchases
- * are not cached: a store holds far more of them than memory should, and each is asked for rarely.
+ * item id → item, each serialised once per variant when first read; a seller's approved items
+ * list per variant; and the purchases most recently validated. Everything is dropped at once
+ * whenever the store says another writer changed it (asked once per request, by `refresh`), so no
+ * answer is ever staler than the store.
+ *
+ * Purchases: a store holds far more than memory should, but one code is validated again and again
+ * (every install, every licence check of the buyer's copy), so the recent ones are kept. Only
+ * found purchases are: codes that do not exist are what a guesser sends, and must not push out
+ * the real ones.
  */
 export class ResourceCache {
   private readonly accounts: LRUCache<string, CachedAccount | false>;
   private readonly items: LRUCache<number, CachedItem | false>;
   private readonly itemLists: LRUCache<string, Buffer | false>;
+  private readonly purchases: LRUCache<string, PurchaseRow>;
 
   constructor(
     private readonly store: Store,
@@ -65,6 +75,7 @@ export class ResourceCache {
       maxEntrySize: Math.floor(budgets.itemLists / 10),
       sizeCalculation: (json) => (json === false ? ENTRY_OVERHEAD : json.length),
     });
+    this.purchases = new LRUCache({ maxSize: budgets.purchases, sizeCalculation: () => PURCHASE_ENTRY_SIZE });
   }
 
   /** Drops everything if the store was changed elsewhere since the last call. */
@@ -73,6 +84,7 @@ export class ResourceCache {
       this.accounts.clear();
       this.items.clear();
       this.itemLists.clear();
+      this.purchases.clear();
     }
   }
 
@@ -85,6 +97,16 @@ export class ResourceCache {
       this.accounts.set(digest, entry);
     }
     return entry || undefined;
+  }
+
+  /** The purchase with this code key (see purchaseCodeKey). */
+  async purchase(codeKey: string): Promise<PurchaseRow | undefined> {
+    let purchase = this.purchases.get(codeKey);
+    if (purchase === undefined) {
+      purchase = await this.store.purchase(codeKey);
+      if (purchase) this.purchases.set(codeKey, purchase);
+    }
+    return purchase;
   }
 
   async item(id: number): Promise<CachedItem | undefined> {

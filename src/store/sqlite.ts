@@ -57,7 +57,7 @@ export async function openSqliteStore(path: string): Promise<Store> {
   sqlite.pragma('busy_timeout = 5000');
   // A bounded page cache of its own, and no memory map: mapped pages would count against the
   // process's memory, and the OS page cache serves the rest of the file nearly as fast.
-  sqlite.pragma('cache_size = -16384');
+  sqlite.pragma('cache_size = -8192');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   try {
     await migrateToLatest(db);

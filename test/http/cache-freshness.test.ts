@@ -9,7 +9,7 @@ import type { Store } from '../../src/store/store.js';
 import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
 
 /**
- * The app keeps accounts and items in memory. A change made through another handle on the same
+ * The app keeps accounts, items and recently validated purchases in memory. A change made through another handle on the same
  * store (as the CLI or another instance makes it) must show within a few milliseconds with SQLite
  * (its data_version is read at most every CHANGE_CHECK_INTERVAL_MS), and within 1 s with
  * PostgreSQL (whose change signal arrives shortly after the writer's commit, by LISTEN/NOTIFY).
@@ -113,6 +113,24 @@ describe.each(TEST_STORES)('caches on %s stay fresh', (kind) => {
     expect(await settledStatus(() => validate(KEY), 404)).toBe(404);
     await importElsewhere([purchase({ status: 'active' })]);
     expect(await settledStatus(() => validate(KEY), 200)).toBe(200);
+  });
+
+  it('sees a purchase changed elsewhere at once, in every field it shows', async () => {
+    expect((await validate(KEY)).body).toContain('"license_type":"Regular","price":10,');
+    await importElsewhere([purchase({ license_type: 'extended', price: '20.00' })]);
+    const changed = (r: { body: string }) => r.body.includes('"license_type":"Extended","price":20,');
+    expect((await settled(() => validate(KEY), changed)).body).toContain('"license_type":"Extended","price":20,');
+    await importElsewhere([purchase()]);
+    const back = (r: { body: string }) => r.body.includes('"license_type":"Regular","price":10,');
+    expect((await settled(() => validate(KEY), back)).body).toContain('"license_type":"Regular","price":10,');
+  });
+
+  it("sees a purchase refunded by an import on the app's own store at once", async () => {
+    expect((await validate(KEY)).statusCode).toBe(200);
+    await t.importLines([purchase({ status: 'refunded' })]);
+    expect((await validate(KEY)).statusCode).toBe(404);
+    await t.importLines([purchase()]);
+    expect((await validate(KEY)).statusCode).toBe(200);
   });
 
   it('sees an account suspended elsewhere at once', async () => {

@@ -40,6 +40,8 @@ const ENTRY_OVERHEAD = 128;
 /** A purchase row in memory, object and strings, measured on the benchmark store (about 400 bytes) and rounded up. */
 const PURCHASE_ENTRY_SIZE = 512;
 const LIST_PAGE_SIZE = 500;
+/** Items per chunk of a streamed list: about 30 KB of text. */
+const STREAM_CHUNK_ITEMS = 50;
 function sizeOfEntry<Entry extends { readonly json: readonly Buffer[] }>(entry: Entry | false): number {
   return entry === false ? ENTRY_OVERHEAD : entry.json.reduce((size, json) => size + json.length, ENTRY_OVERHEAD);
 }
@@ -140,10 +142,16 @@ export class ResourceCache {
 
   private async *streamItems(username: string, variant: VariantRuntime, first: ItemRow[]): AsyncGenerator<string> {
     let page = first;
-    yield `[${this.serializeItems(page, variant)}`;
-    while (page.length === LIST_PAGE_SIZE) {
+    let separator = '[';
+    for (;;) {
+      // Small chunks die young: whole pages as text (about 300 KB each) went to V8's large-object
+      // space and piled up until a full collection (RSS +80 MB over twenty lists of 10,000 items; +62 MB so).
+      for (let start = 0; start < page.length; start += STREAM_CHUNK_ITEMS) {
+        yield `${separator}${this.serializeItems(page.slice(start, start + STREAM_CHUNK_ITEMS), variant)}`;
+        separator = ',';
+      }
+      if (page.length < LIST_PAGE_SIZE) break;
       page = await this.store.approvedItemsPage(username, (page[page.length - 1] as ItemRow).id, LIST_PAGE_SIZE);
-      if (page.length > 0) yield `,${this.serializeItems(page, variant)}`;
     }
     yield ']';
   }

@@ -31,7 +31,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const { values: args } = parseArgs({
   options: {
     duration: { type: 'string', default: '5' },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
     connections: { type: 'string', default: '50' },
     purchases: { type: 'string', default: String(FULL_DATASET.purchases) },
     // Only the cases whose name contains this text (for quick runs while working on one endpoint).
@@ -164,12 +164,14 @@ const cases = allCases.filter((benchCase) => benchCase.name.includes(args.only ?
 
 // ---- processes ----
 
+/** Runs `[program, ...args]` (a bare script path: with this Node) until its output matches `ready`. */
 function startProcess(
   command: string[],
   env: NodeJS.ProcessEnv,
   ready: RegExp,
 ): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, command, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const [program, ...args] = command[0]?.endsWith('.js') ? [process.execPath, ...command] : command;
+  const child = spawn(program as string, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`not ready in 60 s: ${command.join(' ')}\n${out}`)), 60_000);
@@ -285,8 +287,11 @@ async function main() {
   // one client failing on purpose as fast as it can.
   const configPath = join(resultsDir, '.bench-config.json');
   writeFileSync(configPath, JSON.stringify({ ...defaultConfigFile, failedAttempts: { max: 0, windowSeconds: 60 } }));
+  // Exactly what `npm start` runs (its script execs node, so the shell's pid becomes the server's).
+  const startScript = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } })
+    .scripts.start;
   const server = await startProcess(
-    ['dist/src/main.js'],
+    ['sh', '-c', startScript],
     {
       ...process.env,
       MARKETPLACE_CONFIG: configPath,
@@ -294,8 +299,6 @@ async function main() {
       SECRET_KEY: BENCH_SECRET,
       PORT: '0',
       LOG_LEVEL: 'info',
-      // As `npm start` runs it (package.json): two malloc arenas, not one per thread.
-      MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
     },
     /Server listening at http:\/\/127\.0\.0\.1:(\d+)/,
   );

@@ -164,17 +164,19 @@ const cases = allCases.filter((benchCase) => benchCase.name.includes(args.only ?
 
 // ---- processes ----
 
-/** Runs `[program, ...args]` (a bare script path: with this Node) until its output matches `ready`. */
+/** Runs `program` with `args` until its output matches `ready`. */
 function startProcess(
-  command: string[],
+  [program, ...args]: [string, ...string[]],
   env: NodeJS.ProcessEnv,
   ready: RegExp,
 ): Promise<{ child: ChildProcess; port: number }> {
-  const [program, ...args] = command[0]?.endsWith('.js') ? [process.execPath, ...command] : command;
-  const child = spawn(program as string, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(program, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`not ready in 60 s: ${command.join(' ')}\n${out}`)), 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`not ready in 60 s: ${[program, ...args].join(' ')}\n${out}`)),
+      60_000,
+    );
     child.stdout?.on('data', (chunk) => {
       out += chunk;
       const match = out.match(ready);
@@ -307,12 +309,12 @@ async function main() {
   const cannedPath = join(resultsDir, '.baseline-responses.json');
   writeFileSync(cannedPath, JSON.stringify(canned));
   const baseline = await startProcess(
-    ['dist/bench/baseline-server.js', cannedPath],
+    [process.execPath, 'dist/bench/baseline-server.js', cannedPath],
     process.env,
     /baseline listening on (\d+)/,
   );
   const floor = await startProcess(
-    ['dist/bench/fastify-floor-server.js', cannedPath],
+    [process.execPath, 'dist/bench/fastify-floor-server.js', cannedPath],
     process.env,
     /fastify floor listening on (\d+)/,
   );

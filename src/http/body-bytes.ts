@@ -12,8 +12,3 @@ export function keptBytes(text: string): Buffer {
   bytes.write(text);
   return bytes;
 }
-
-/** One answer from its parts, copied once. */
-export function joinBytes(parts: readonly Buffer[]): Buffer {
-  return Buffer.concat(parts);
-}

@@ -9,11 +9,16 @@ export interface VariantRuntime {
   readonly config: VariantConfig;
   /** `{"status":"<ok word>",` — every success body starts so. */
   readonly okPrefix: string;
-  /** The bytes of `{"status":"<ok word>",` followed by `rest`, built once per `rest` (a route's constant). */
-  okHead(rest: string): Buffer;
+  /**
+   * A whole success body: `{"status":"<ok word>",` and `head` (a route's constant, encoded once),
+   * then `parts` as they are, then the closing `}`.
+   */
+  okBody(head: string, ...parts: Buffer[]): Buffer;
   /** A whole error body: prebuilt for the catalogue's texts, built for a detailed message. */
   errorBody(kind: ErrorKind, detail?: string): Buffer;
 }
+
+const CLOSE = Buffer.from('}');
 
 export function createVariantRuntime(config: VariantConfig, index: number): VariantRuntime {
   const { texts } = config;
@@ -28,13 +33,13 @@ export function createVariantRuntime(config: VariantConfig, index: number): Vari
     index,
     config,
     okPrefix,
-    okHead: (rest) => {
-      let head = okHeads.get(rest);
-      if (!head) {
-        head = keptBytes(`${okPrefix}${rest}`);
-        okHeads.set(rest, head);
+    okBody: (head, ...parts) => {
+      let headBytes = okHeads.get(head);
+      if (!headBytes) {
+        headBytes = keptBytes(`${okPrefix}${head}`);
+        okHeads.set(head, headBytes);
       }
-      return head;
+      return Buffer.concat([headBytes, ...parts, CLOSE]);
     },
     errorBody: (kind, detail) =>
       detail === undefined ? (prebuilt.get(kind) as Buffer) : Buffer.from(errorBodyFor(detail)),

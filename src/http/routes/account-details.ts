@@ -1,9 +1,6 @@
 import { authenticate } from '../authenticate.js';
-import { joinBytes } from '../body-bytes.js';
 import type { Endpoint } from '../endpoint.js';
 import { apiKeyParam } from '../params.js';
-
-const CLOSE = Buffer.from('}');
 
 export const accountDetails: Endpoint = {
   method: 'GET',
@@ -11,6 +8,6 @@ export const accountDetails: Endpoint = {
   async handle(request, variant, { cache, keys }) {
     const apiKey = apiKeyParam(request, undefined, variant.config.texts);
     const account = await authenticate(cache, keys, apiKey);
-    return joinBytes([variant.okHead('"data":'), account.json[variant.index] as Buffer, CLOSE]);
+    return variant.okBody('"data":', account.json[variant.index] as Buffer);
   },
 };

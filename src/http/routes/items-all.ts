@@ -1,10 +1,7 @@
 import { ApiError } from '../api-error.js';
 import { authenticate } from '../authenticate.js';
-import { joinBytes } from '../body-bytes.js';
 import type { Endpoint } from '../endpoint.js';
 import { apiKeyParam } from '../params.js';
-
-const CLOSE = Buffer.from('}');
 
 async function* enveloped(head: string, items: AsyncIterable<string>): AsyncGenerator<string> {
   yield head;
@@ -20,8 +17,6 @@ export const itemsAll: Endpoint = {
     const account = await authenticate(cache, keys, apiKey);
     const items = await cache.approvedItems(account.username, variant);
     if (items === undefined) throw ApiError.of('noItems');
-    return Buffer.isBuffer(items)
-      ? joinBytes([variant.okHead('"items":'), items, CLOSE])
-      : enveloped(`${variant.okPrefix}"items":`, items);
+    return Buffer.isBuffer(items) ? variant.okBody('"items":', items) : enveloped(`${variant.okPrefix}"items":`, items);
   },
 };

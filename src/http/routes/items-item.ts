@@ -1,10 +1,7 @@
 import { ApiError } from '../api-error.js';
 import { authenticate } from '../authenticate.js';
-import { joinBytes } from '../body-bytes.js';
 import type { Endpoint } from '../endpoint.js';
 import { apiKeyParam, itemIdParam } from '../params.js';
-
-const CLOSE = Buffer.from('}');
 
 export const itemsItem: Endpoint = {
   method: 'GET',
@@ -19,6 +16,6 @@ export const itemsItem: Endpoint = {
     if (item?.account !== account.username || item.status !== 'approved') {
       throw ApiError.of('itemNotFound');
     }
-    return joinBytes([variant.okHead('"item":'), item.json[variant.index] as Buffer, CLOSE]);
+    return variant.okBody('"item":', item.json[variant.index] as Buffer);
   },
 };

@@ -2,7 +2,6 @@ import { purchaseCodeKey, purchaseIsValidFor } from '../../domain/purchase-code.
 import { serializePurchaseAroundItem } from '../../domain/serialize.js';
 import { ApiError } from '../api-error.js';
 import { authenticate } from '../authenticate.js';
-import { joinBytes } from '../body-bytes.js';
 import type { Endpoint } from '../endpoint.js';
 import { apiKeyParam, requiredParam } from '../params.js';
 
@@ -21,11 +20,12 @@ export const purchaseValidation: Endpoint = {
       throw ApiError.of('invalidPurchaseCode');
     }
     const [before, after] = serializePurchaseAroundItem(purchase, item.supported, variant.config, support);
-    return joinBytes([
-      variant.okHead('"data":{"purchase":'),
+    return variant.okBody(
+      '"data":{"purchase":',
       Buffer.from(before),
       item.json[variant.index] as Buffer,
-      Buffer.from(`${after}}}`),
-    ]);
+      // Closes the purchase's `data` object; okBody closes the envelope.
+      Buffer.from(`${after}}`),
+    );
   },
 };

@@ -64,7 +64,7 @@ async function registerBodyParsers(scope: FastifyInstance): Promise<void> {
 export async function buildApp({ config, store, keys, logger }: AppOptions): Promise<FastifyInstance> {
   const resolver = createVariantResolver(config.variants);
   const limiter = createFailureLimiter(config.failedAttempts.max, config.failedAttempts.windowSeconds);
-  const cache = new ResourceCache(store, resolver.variants);
+  const cache = new ResourceCache(store);
   const context: EndpointContext = { store, cache, keys, support: config.support };
   const endpointByPath = new Map(endpoints.map((endpoint) => [endpoint.path, endpoint]));
   const variantOf = (request: FastifyRequest) =>

@@ -2,19 +2,22 @@ import { digestApiKey } from '../keys/api-keys.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import { ApiError } from './api-error.js';
 import type { CachedAccount, ResourceCache } from './resource-cache.js';
+import type { VariantRuntime } from './variant-runtime.js';
 
 /**
  * The active account that owns the key; 401 for a key that is unknown, replaced, or whose account
  * is suspended, never saying which. Accounts are found by the key's HMAC digest, so the key
  * itself is never compared or kept (and the digest, found by equality, needs no second comparison).
+ * With `variant`, the account's JSON in that variant comes with it.
  */
 export async function authenticate(
   cache: ResourceCache,
   material: KeyMaterial,
   apiKey: string,
+  variant?: VariantRuntime,
 ): Promise<CachedAccount> {
   const digest = digestApiKey(material, apiKey);
-  const account = await cache.account(digest);
+  const account = await cache.account(digest, variant);
   if (account?.status !== 'active') {
     throw ApiError.of('invalidRequest');
   }

@@ -7,7 +7,7 @@ export const accountDetails: Endpoint = {
   path: '/api/account/details',
   async handle(request, variant, { cache, keys }) {
     const apiKey = apiKeyParam(request, undefined, variant.config.texts);
-    const account = await authenticate(cache, keys, apiKey);
+    const account = await authenticate(cache, keys, apiKey, variant);
     return variant.okBody('"data":', account.json[variant.index] as Buffer);
   },
 };

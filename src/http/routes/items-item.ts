@@ -11,7 +11,7 @@ export const itemsItem: Endpoint = {
     const apiKey = apiKeyParam(request, undefined, texts);
     const itemId = itemIdParam([request.query], texts);
     const account = await authenticate(cache, keys, apiKey);
-    const item = await cache.item(itemId);
+    const item = await cache.item(itemId, variant);
     // Another seller's item answers exactly like one that does not exist.
     if (item?.account !== account.username || item.status !== 'approved') {
       throw ApiError.of('itemNotFound');

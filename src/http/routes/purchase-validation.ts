@@ -15,7 +15,7 @@ export const purchaseValidation: Endpoint = {
     const account = await authenticate(cache, keys, apiKey);
     const codeKey = purchaseCodeKey(code);
     const purchase = codeKey === undefined ? undefined : await cache.purchase(codeKey);
-    const item = purchase && (await cache.item(purchase.item_id));
+    const item = purchase && (await cache.item(purchase.item_id, variant));
     if (!purchase || !item || !purchaseIsValidFor(purchase, item.account, account.username)) {
       throw ApiError.of('invalidPurchaseCode');
     }

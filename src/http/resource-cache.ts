@@ -44,7 +44,9 @@ const LIST_PAGE_SIZE = 500;
 /** Items per chunk of a streamed list: about 30 KB of text. */
 const STREAM_CHUNK_ITEMS = 50;
 function sizeOfEntry<Entry extends { readonly json: readonly (Buffer | undefined)[] }>(entry: Entry | false): number {
-  return entry === false ? ENTRY_OVERHEAD : entry.json.reduce((size, json) => size + (json?.length ?? 0), ENTRY_OVERHEAD);
+  return entry === false
+    ? ENTRY_OVERHEAD
+    : entry.json.reduce((size, json) => size + (json?.length ?? 0), ENTRY_OVERHEAD);
 }
 
 /** The entry with `json` as its text in `variant`, the other variants' texts kept. */

@@ -2,23 +2,29 @@ import type { VariantConfig } from '../config.js';
 import { keptBytes } from './body-bytes.js';
 import { type ErrorKind, errorStatus } from './error-kinds.js';
 
-/** A configured variant with everything it answers prebuilt once: error bodies, the success prefix. */
+/** A configured variant with everything it answers prebuilt once: error bodies, the success envelope's head. */
 export interface VariantRuntime {
   /** Position among the configured variants: caches keep one serialisation per variant. */
   readonly index: number;
   readonly config: VariantConfig;
-  /** `{"status":"<ok word>",` — every success body starts so. */
-  readonly okPrefix: string;
   /**
    * A whole success body: `{"status":"<ok word>",` and `head` (a route's constant, encoded once),
    * then `parts` as they are, then the closing `}`.
    */
   okBody(head: string, ...parts: Buffer[]): Buffer;
+  /** The same success body as chunks to stream: the envelope's head, `chunks` as they come, the closing `}`. */
+  okChunks(head: string, chunks: AsyncIterable<string>): AsyncIterable<string>;
   /** A whole error body: prebuilt for the catalogue's texts, built for a detailed message. */
   errorBody(kind: ErrorKind, detail?: string): Buffer;
 }
 
 const CLOSE = Buffer.from('}');
+
+async function* enveloped(head: string, chunks: AsyncIterable<string>): AsyncGenerator<string> {
+  yield head;
+  yield* chunks;
+  yield '}';
+}
 
 export function createVariantRuntime(config: VariantConfig, index: number): VariantRuntime {
   const { texts } = config;
@@ -32,7 +38,6 @@ export function createVariantRuntime(config: VariantConfig, index: number): Vari
   return {
     index,
     config,
-    okPrefix,
     okBody: (head, ...parts) => {
       let headBytes = okHeads.get(head);
       if (!headBytes) {
@@ -41,6 +46,7 @@ export function createVariantRuntime(config: VariantConfig, index: number): Vari
       }
       return Buffer.concat([headBytes, ...parts, CLOSE]);
     },
+    okChunks: (head, chunks) => enveloped(`${okPrefix}${head}`, chunks),
     errorBody: (kind, detail) =>
       detail === undefined ? (prebuilt.get(kind) as Buffer) : Buffer.from(errorBodyFor(detail)),
   };

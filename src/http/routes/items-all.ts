@@ -3,12 +3,6 @@ import { authenticate } from '../authenticate.js';
 import type { Endpoint } from '../endpoint.js';
 import { apiKeyParam } from '../params.js';
 
-async function* enveloped(head: string, items: AsyncIterable<string>): AsyncGenerator<string> {
-  yield head;
-  yield* items;
-  yield '}';
-}
-
 export const itemsAll: Endpoint = {
   method: 'GET',
   path: '/api/items/all',
@@ -17,6 +11,6 @@ export const itemsAll: Endpoint = {
     const account = await authenticate(cache, keys, apiKey);
     const items = await cache.approvedItems(account.username, variant);
     if (items === undefined) throw ApiError.of('noItems');
-    return Buffer.isBuffer(items) ? variant.okBody('"items":', items) : enveloped(`${variant.okPrefix}"items":`, items);
+    return Buffer.isBuffer(items) ? variant.okBody('"items":', items) : variant.okChunks('"items":', items);
   },
 };

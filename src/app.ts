@@ -34,10 +34,6 @@ declare module 'fastify' {
     /** Set when the route handler starts: errors before it come from reading the body. */
     handlerStarted: boolean;
   }
-  interface FastifyContextConfig {
-    /** The variant base prefix a route was registered under. */
-    variantPrefix?: string;
-  }
 }
 
 /** Failures that count against a client's budget: guessing keys or purchase codes. */
@@ -102,13 +98,21 @@ export async function buildApp({ config, store, keys, logger }: AppOptions): Pro
   app.decorateRequest('handlerStarted', false);
 
   // Route first (404, 405), then the body's size, before anything is read (SPEC 2.2.1).
-  // A callback hook, not an async one: it runs on every request, and a promise each time shows.
+  // Callback hooks, not async ones: they run on every request, and a promise each time shows.
   app.addHook('onRequest', (request, reply, done) => {
     if (request.is404) {
       answerUnrouted(request, reply);
       return;
     }
-    const variant = resolver.forPrefix(request.routeOptions.config.variantPrefix ?? '', request.host);
+    done();
+  });
+
+  /**
+   * A routed request's own hook: its variant, its client's failure budget, its body's declared size.
+   * Each route has its own (over its prefix), as `request.routeOptions` builds an object per call.
+   */
+  function admit(prefix: string, request: FastifyRequest, reply: FastifyReply, done: () => void) {
+    const variant = resolver.forPrefix(prefix, request.host);
     if (!variant) {
       sendError(reply, variantOf(request), 'notFound');
       return;
@@ -124,7 +128,7 @@ export async function buildApp({ config, store, keys, logger }: AppOptions): Pro
       return;
     }
     done();
-  });
+  }
 
   function answerUnrouted(request: FastifyRequest, reply: FastifyReply) {
     const { variant, rest } = resolver.forPath(pathOf(request.url), request.host);
@@ -184,7 +188,7 @@ export async function buildApp({ config, store, keys, logger }: AppOptions): Pro
     scope.route({
       method: endpoint.method,
       url: `${prefix}${endpoint.path}`,
-      config: { variantPrefix: prefix },
+      onRequest: (request, reply, done) => admit(prefix, request, reply, done),
       handler: async (request, reply) => {
         request.handlerStarted = true;
         const variant = request.variant as VariantRuntime;

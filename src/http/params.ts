@@ -23,42 +23,65 @@ function normalise(value: unknown): string | typeof MISSING | typeof MALFORMED {
   return MALFORMED;
 }
 
-/** Every distinct value a parameter was given, over all sources (arrays count as several sends). */
-function collect(name: string, sources: Sources, texts: VariantTexts): string[] {
-  const values = new Set<string>();
-  for (const source of sources) {
-    if (source === undefined || source === null || typeof source !== 'object') continue;
-    const raw = (source as Record<string, unknown>)[name];
-    for (const item of Array.isArray(raw) ? raw : [raw]) {
-      const value = normalise(item);
-      if (value === MALFORMED)
-        throw new ApiError('badParameter', texts.parameter.malformed(name, texts.expectations.text));
-      if (value !== MISSING) values.add(value);
-    }
-  }
-  return [...values];
+/** What a parameter's values, read so far, come to: none yet, one value, or two different ones. */
+const CONFLICTING = Symbol('conflicting');
+type Found = string | undefined | typeof CONFLICTING;
+
+/**
+ * `found` with one transport's raw value read in (an array counts as several sends). Folded one
+ * value at a time, not gathered in a set: this runs for every parameter of every request.
+ */
+function readIn(found: Found, raw: unknown, name: string, texts: VariantTexts): Found {
+  if (!Array.isArray(raw)) return readOne(found, raw, name, texts);
+  let result = found;
+  for (const item of raw) result = readOne(result, item, name, texts);
+  return result;
+}
+
+function readOne(found: Found, raw: unknown, name: string, texts: VariantTexts): Found {
+  const value = normalise(raw);
+  if (value === MALFORMED) throw new ApiError('badParameter', texts.parameter.malformed(name, texts.expectations.text));
+  if (value === MISSING || value === found) return found;
+  return found === undefined ? value : CONFLICTING;
+}
+
+/** A transport's (query string's or body's) field, when it has fields at all. */
+function fieldOf(source: unknown, name: string): unknown {
+  return source !== null && typeof source === 'object' ? (source as Record<string, unknown>)[name] : undefined;
+}
+
+/** A malformed value anywhere is reported before two different values are. */
+function settle(found: Found, name: string, texts: VariantTexts): string | undefined {
+  if (found === CONFLICTING) throw new ApiError('badParameter', texts.parameter.conflicting(name));
+  return found;
 }
 
 /** The parameter's single value, or undefined when missing everywhere; 400 when given two different values. */
 export function optionalParam(name: string, sources: Sources, texts: VariantTexts): string | undefined {
-  const values = collect(name, sources, texts);
-  if (values.length > 1) throw new ApiError('badParameter', texts.parameter.conflicting(name));
-  return values[0];
+  let found: Found;
+  for (const source of sources) found = readIn(found, fieldOf(source, name), name, texts);
+  return settle(found, name, texts);
+}
+
+function required(value: string | undefined, name: string, texts: VariantTexts): string {
+  if (value === undefined) throw new ApiError('badParameter', texts.parameter.missing(name));
+  return value;
 }
 
 export function requiredParam(name: string, sources: Sources, texts: VariantTexts): string {
-  const value = optionalParam(name, sources, texts);
-  if (value === undefined) throw new ApiError('badParameter', texts.parameter.missing(name));
-  return value;
+  return required(optionalParam(name, sources, texts), name, texts);
 }
 
 const BEARER = /^Bearer\s+(.*)$/i;
 
 /** The key from `X-Api-Key`, `Authorization: Bearer`, the query string or the body. */
 export function apiKeyParam(request: FastifyRequest, body: unknown, texts: VariantTexts): string {
-  const headerKey = request.headers['x-api-key'];
-  const bearer = BEARER.exec(request.headers.authorization ?? '')?.[1];
-  return requiredParam('api_key', [{ api_key: headerKey }, { api_key: bearer }, request.query, body], texts);
+  const { authorization } = request.headers;
+  let found = readIn(undefined, request.headers['x-api-key'], 'api_key', texts);
+  if (authorization !== undefined) found = readIn(found, BEARER.exec(authorization)?.[1], 'api_key', texts);
+  found = readIn(found, fieldOf(request.query, 'api_key'), 'api_key', texts);
+  found = readIn(found, fieldOf(body, 'api_key'), 'api_key', texts);
+  return required(settle(found, 'api_key', texts), 'api_key', texts);
 }
 
 const ITEM_ID = /^\d{1,15}$/;

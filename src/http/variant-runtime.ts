@@ -9,16 +9,16 @@ export interface VariantRuntime {
   readonly config: VariantConfig;
   /**
    * A whole success body: `{"status":"<ok word>",` and `head` (a route's constant, encoded once),
-   * then `parts` as they are, then the closing `}`.
+   * then `parts` (cached bytes as they are, texts encoded), then the closing `}`, written into one buffer.
    */
-  okBody(head: string, ...parts: Buffer[]): Buffer;
+  okBody(head: string, ...parts: (Buffer | string)[]): Buffer;
   /** The same success body as chunks to stream: the envelope's head, `chunks` as they come, the closing `}`. */
   okChunks(head: string, chunks: AsyncIterable<string>): AsyncIterable<string>;
   /** A whole error body: prebuilt for the catalogue's texts, built for a detailed message. */
   errorBody(kind: ErrorKind, detail?: string): Buffer;
 }
 
-const CLOSE = Buffer.from('}');
+const CLOSING_BRACE = 0x7d;
 
 async function* enveloped(head: string, chunks: AsyncIterable<string>): AsyncGenerator<string> {
   yield head;
@@ -44,7 +44,13 @@ export function createVariantRuntime(config: VariantConfig, index: number): Vari
         headBytes = keptBytes(`${okPrefix}${head}`);
         okHeads.set(head, headBytes);
       }
-      return Buffer.concat([headBytes, ...parts, CLOSE]);
+      let length = headBytes.length + 1;
+      for (const part of parts) length += typeof part === 'string' ? Buffer.byteLength(part) : part.length;
+      const body = Buffer.allocUnsafe(length);
+      let offset = headBytes.copy(body, 0);
+      for (const part of parts) offset += typeof part === 'string' ? body.write(part, offset) : part.copy(body, offset);
+      body[offset] = CLOSING_BRACE;
+      return body;
     },
     okChunks: (head, chunks) => enveloped(`${okPrefix}${head}`, chunks),
     errorBody: (kind, detail) =>

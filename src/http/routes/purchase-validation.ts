@@ -20,12 +20,7 @@ export const purchaseValidation: Endpoint = {
       throw ApiError.of('invalidPurchaseCode');
     }
     const [before, after] = serializePurchaseAroundItem(purchase, item.supported, variant.config, support);
-    return variant.okBody(
-      '"data":{"purchase":',
-      Buffer.from(before),
-      item.json[variant.index] as Buffer,
-      // Closes the purchase's `data` object; okBody closes the envelope.
-      Buffer.from(`${after}}`),
-    );
+    // The last part closes the purchase's `data` object; okBody closes the envelope.
+    return variant.okBody('"data":{"purchase":', before, item.json[variant.index] as Buffer, after, '}');
   },
 };

@@ -62,6 +62,16 @@ export interface ItemRecord {
 
 export type ItemRow = ItemRecord;
 
+/** What an item's JSON needs after its head (see serializeItemTail). */
+export type ItemTailFields = Pick<ItemRow, 'price_regular' | 'price_extended' | 'published_at'>;
+
+/** An item of a seller's list as the store reads it: its JSON head made by the store, and the fields of the tail. */
+export interface ListedItem extends ItemTailFields {
+  readonly id: number;
+  /** Exactly serializeItemHead's text for this item. */
+  readonly head: string;
+}
+
 export interface PurchaseRecord {
   /** The code in lower case: codes are unique regardless of letter case. */
   code_key: string;

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
-import type { AccountRow, AccountStatus, ItemRow, ItemStatus, PurchaseRow } from '../domain/records.js';
-import { serializeAccount, serializeItem } from '../domain/serialize.js';
+import type { AccountRow, AccountStatus, ItemRow, ItemStatus, ListedItem, PurchaseRow } from '../domain/records.js';
+import { serializeAccount, serializeItem, serializeItemTail } from '../domain/serialize.js';
 import type { Store } from '../store/store.js';
 import { keptBytes } from './body-bytes.js';
 import type { VariantRuntime } from './variant-runtime.js';
@@ -162,7 +162,7 @@ export class ResourceCache {
     return this.streamItems(username, variant, first);
   }
 
-  private async *streamItems(username: string, variant: VariantRuntime, first: ItemRow[]): AsyncGenerator<string> {
+  private async *streamItems(username: string, variant: VariantRuntime, first: ListedItem[]): AsyncGenerator<string> {
     let page = first;
     let separator = '[';
     for (;;) {
@@ -173,13 +173,13 @@ export class ResourceCache {
         separator = ',';
       }
       if (page.length < LIST_PAGE_SIZE) break;
-      page = await this.store.approvedItemsPage(username, (page[page.length - 1] as ItemRow).id, LIST_PAGE_SIZE);
+      page = await this.store.approvedItemsPage(username, (page[page.length - 1] as ListedItem).id, LIST_PAGE_SIZE);
     }
     yield ']';
   }
 
-  private serializeItems(rows: readonly ItemRow[], variant: VariantRuntime): string {
-    return rows.map((row) => serializeItem(row, variant.config)).join(',');
+  private serializeItems(items: readonly ListedItem[], variant: VariantRuntime): string {
+    return items.map((item) => `${item.head}${serializeItemTail(item, variant.config)}`).join(',');
   }
 
   /** The entry for this row, with its JSON in `variant` added to what the cache held. */

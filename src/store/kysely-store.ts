@@ -1,7 +1,8 @@
 import { type Kysely, Migrator } from 'kysely';
-import type { AccountRow, ItemRow, PurchaseRow, PurchaseWithItem } from '../domain/records.js';
+import type { AccountRow, ItemRow, ListedItem, PurchaseRow, PurchaseWithItem } from '../domain/records.js';
 import type { Database } from './database.js';
 import type { Dialect } from './dialect.js';
+import { itemHeadSql } from './item-head-sql.js';
 import { migrationProvider } from './migrations/index.js';
 import type { QueryRunner } from './query-runner.js';
 import { type ImportSession, type Store, type StoredKey, StoreUnavailableError } from './store.js';
@@ -34,13 +35,13 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
  * The read queries, built once by Kysely. Their values are placeholders here: each call passes
  * its own, in the order the placeholders appear.
  */
-function compileReadQueries(db: Kysely<Database>) {
+function compileReadQueries(db: Kysely<Database>, dialect: Dialect) {
   return {
     accountByKeyDigest: db.selectFrom('accounts').selectAll().where('key_digest', '=', '').compile(),
     accountByUsername: db.selectFrom('accounts').selectAll().where('username', '=', '').compile(),
     approvedItemsPage: db
       .selectFrom('items')
-      .selectAll()
+      .select(['id', itemHeadSql(dialect).as('head'), 'price_regular', 'price_extended', 'published_at'])
       .where('account', '=', '')
       .where('status', '=', 'approved')
       .where('id', '<', 0)
@@ -67,7 +68,7 @@ export class KyselyStore implements Store {
   ) {
     this.dialect = parts.dialect;
     this.runner = parts.runner;
-    this.queries = compileReadQueries(db);
+    this.queries = compileReadQueries(db, parts.dialect);
   }
 
   accountByKeyDigest(digest: string): Promise<AccountRow | undefined> {
@@ -78,7 +79,7 @@ export class KyselyStore implements Store {
     return this.guard(() => this.runner.first(this.queries.accountByUsername, [username]));
   }
 
-  approvedItemsPage(username: string, beforeId: number, limit: number): Promise<ItemRow[]> {
+  approvedItemsPage(username: string, beforeId: number, limit: number): Promise<ListedItem[]> {
     return this.guard(() => this.runner.all(this.queries.approvedItemsPage, [username, 'approved', beforeId, limit]));
   }
 

@@ -3,6 +3,7 @@ import type {
   AccountRow,
   ItemRecord,
   ItemRow,
+  ListedItem,
   PurchaseRecord,
   PurchaseRow,
   PurchaseWithItem,
@@ -93,7 +94,7 @@ export interface Store {
    * One page of the account's approved items, newest id first: at most `limit` items with an id
    * below `beforeId`. Lets a seller with thousands of items be answered without holding every row.
    */
-  approvedItemsPage(username: string, beforeId: number, limit: number): Promise<ItemRow[]>;
+  approvedItemsPage(username: string, beforeId: number, limit: number): Promise<ListedItem[]>;
   item(id: number): Promise<ItemRow | undefined>;
   /** By the code's lower-case key. */
   purchase(codeKey: string): Promise<PurchaseRow | undefined>;

@@ -6,8 +6,9 @@ import type { VariantRuntime } from './variant-runtime.js';
 
 /**
  * The active account that owns the key; 401 for a key that is unknown, replaced, or whose account
- * is suspended, never saying which. Accounts are found by the key's HMAC digest, so the key
- * itself is never compared or kept (and the digest, found by equality, needs no second comparison).
+ * is suspended, never saying which. Accounts are found by the key's HMAC digest (in the cache, by a
+ * hash of its own), so the key itself is never compared or kept (and the digest, found by
+ * equality, needs no second comparison).
  * With `variant`, the account's JSON in that variant comes with it.
  */
 export async function authenticate(
@@ -16,8 +17,7 @@ export async function authenticate(
   apiKey: string,
   variant?: VariantRuntime,
 ): Promise<CachedAccount> {
-  const digest = digestApiKey(material, apiKey);
-  const account = await cache.account(digest, variant);
+  const account = await cache.account(apiKey, (key) => digestApiKey(material, key), variant);
   if (account?.status !== 'active') {
     throw ApiError.of('invalidRequest');
   }

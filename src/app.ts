@@ -17,6 +17,7 @@ import { sendError, sendJson } from './http/reply.js';
 import { ResourceCache } from './http/resource-cache.js';
 import { endpoints } from './http/routes/index.js';
 import { createVariantResolver, type VariantRuntime } from './http/variant-runtime.js';
+import { digestApiKey } from './keys/api-keys.js';
 import type { KeyMaterial } from './keys/server-secret.js';
 import { type Store, StoreUnavailableError } from './store/store.js';
 
@@ -60,8 +61,8 @@ async function registerBodyParsers(scope: FastifyInstance): Promise<void> {
 export async function buildApp({ config, store, keys, logger }: AppOptions): Promise<FastifyInstance> {
   const resolver = createVariantResolver(config.variants);
   const limiter = createFailureLimiter(config.failedAttempts.max, config.failedAttempts.windowSeconds);
-  const cache = new ResourceCache(store);
-  const context: EndpointContext = { store, cache, keys, support: config.support };
+  const cache = new ResourceCache(store, (apiKey) => digestApiKey(keys, apiKey));
+  const context: EndpointContext = { store, cache, support: config.support };
   const endpointByPath = new Map(endpoints.map((endpoint) => [endpoint.path, endpoint]));
   const variantOf = (request: FastifyRequest) =>
     request.variant ?? resolver.forPath(pathOf(request.url), request.host).variant;

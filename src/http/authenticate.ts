@@ -1,5 +1,3 @@
-import { digestApiKey } from '../keys/api-keys.js';
-import type { KeyMaterial } from '../keys/server-secret.js';
 import { ApiError } from './api-error.js';
 import type { CachedAccount, ResourceCache } from './resource-cache.js';
 import type { VariantRuntime } from './variant-runtime.js';
@@ -13,11 +11,10 @@ import type { VariantRuntime } from './variant-runtime.js';
  */
 export async function authenticate(
   cache: ResourceCache,
-  material: KeyMaterial,
   apiKey: string,
   variant?: VariantRuntime,
 ): Promise<CachedAccount> {
-  const account = await cache.account(apiKey, (key) => digestApiKey(material, key), variant);
+  const account = await cache.account(apiKey, variant);
   if (account?.status !== 'active') {
     throw ApiError.of('invalidRequest');
   }

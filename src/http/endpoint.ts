@@ -1,5 +1,4 @@
 import type { FastifyRequest } from 'fastify';
-import type { KeyMaterial } from '../keys/server-secret.js';
 import type { Store } from '../store/store.js';
 import type { AnswerBody } from './reply.js';
 import type { ResourceCache } from './resource-cache.js';
@@ -10,7 +9,6 @@ export interface EndpointContext {
   readonly store: Store;
   /** Accounts and items, kept in memory and fresh (see ResourceCache). */
   readonly cache: ResourceCache;
-  readonly keys: KeyMaterial;
   /** Whether purchases show `supported_until` (config `support`). */
   readonly support: boolean;
 }

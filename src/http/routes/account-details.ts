@@ -5,9 +5,9 @@ import { apiKeyParam } from '../params.js';
 export const accountDetails: Endpoint = {
   method: 'GET',
   path: '/api/account/details',
-  async handle(request, variant, { cache, keys }) {
+  async handle(request, variant, { cache }) {
     const apiKey = apiKeyParam(request, undefined, variant.config.texts);
-    const account = await authenticate(cache, keys, apiKey, variant);
+    const account = await authenticate(cache, apiKey, variant);
     return variant.okBody('"data":', account.json[variant.index] as Buffer);
   },
 };

@@ -6,9 +6,9 @@ import { apiKeyParam } from '../params.js';
 export const itemsAll: Endpoint = {
   method: 'GET',
   path: '/api/items/all',
-  async handle(request, variant, { cache, keys }) {
+  async handle(request, variant, { cache }) {
     const apiKey = apiKeyParam(request, undefined, variant.config.texts);
-    const account = await authenticate(cache, keys, apiKey);
+    const account = await authenticate(cache, apiKey);
     const items = await cache.approvedItems(account.username, variant);
     if (items === undefined) throw ApiError.of('noItems');
     return Buffer.isBuffer(items) ? variant.okBody('"items":', items) : variant.okChunks('"items":', items);

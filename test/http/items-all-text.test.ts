@@ -34,11 +34,9 @@ function previews({ id, previewType }: ItemSpec): Record<string, string> {
   return { preview_audio: cdn(`${id}/a.mp3`) };
 }
 
-function itemLine(spec: ItemSpec) {
+/** The fields an item is imported with and shown with alike, in contract order. */
+function textFields(spec: ItemSpec) {
   return {
-    type: 'item',
-    id: spec.id,
-    account: spec.account,
     name: `Name ${spec.text}`,
     description: `Description ${spec.text}`,
     category: `Category ${spec.text}`,
@@ -47,6 +45,15 @@ function itemLine(spec: ItemSpec) {
     version: '2.0.1',
     demo_link: `https://demo.example.com/${spec.id}`,
     tags: [spec.text],
+  };
+}
+
+function itemLine(spec: ItemSpec) {
+  return {
+    type: 'item',
+    id: spec.id,
+    account: spec.account,
+    ...textFields(spec),
     preview_type: spec.previewType,
     thumbnail: cdn(`${spec.id}/t.png`),
     ...previews(spec),
@@ -64,14 +71,7 @@ function expectedItem(spec: ItemSpec, variant: (typeof VARIANTS)[number]) {
   if (spec.screenshots.length > 0) media.screenshots = spec.screenshots;
   return {
     id: spec.id,
-    name: `Name ${spec.text}`,
-    description: `Description ${spec.text}`,
-    category: `Category ${spec.text}`,
-    sub_category: `Sub ${spec.text}`,
-    options: [`Option ${spec.text}`, 'plain'],
-    version: '2.0.1',
-    demo_link: `https://demo.example.com/${spec.id}`,
-    tags: [spec.text],
+    ...textFields(spec),
     media,
     price: variant.lang === 'en' ? { regular: 1, extended: 2.5 } : { regular: 5, extended: 12.5 },
     currency: variant.currency,

@@ -19,6 +19,25 @@ const VariantSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const Seconds = (description: string, maximum: number) =>
+  Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum, description }));
+
+/** The server's timeouts and connection limits: what a slow or greedy client may hold. */
+const ServerSchema = Type.Object(
+  {
+    requestTimeoutSeconds: Seconds('Time for a whole request (headers and body) to arrive', 3600),
+    headersTimeoutSeconds: Seconds("Time for a request's headers to arrive; at most requestTimeoutSeconds", 3600),
+    keepAliveTimeoutSeconds: Seconds('How long an idle keep-alive connection is kept', 3600),
+    maxRequestsPerSocket: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'Requests one connection may carry before it is closed; 0: no limit' }),
+    ),
+    maxConnections: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'Open connections per process; more are refused at once' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 /** The configuration file's shape (SPEC 4): one schema, the type derived from it. */
 export const ConfigFileSchema = Type.Object(
   {
@@ -26,6 +45,7 @@ export const ConfigFileSchema = Type.Object(
     storeCurrency: Type.Optional(Currency),
     support: Type.Optional(Type.Boolean()),
     variants: Type.Optional(Type.Array(VariantSchema, { minItems: 1 })),
+    server: Type.Optional(ServerSchema),
     failedAttempts: Type.Optional(
       Type.Object(
         {
@@ -54,8 +74,24 @@ export const defaultConfigFile = {
     { lang: 'en', baseUrl: '/', currency: 'USD', rate: '1' },
     { lang: 'pt', baseUrl: '/pt', currency: 'BRL', rate: '5.00' },
   ],
+  server: {
+    requestTimeoutSeconds: 10,
+    headersTimeoutSeconds: 5,
+    keepAliveTimeoutSeconds: 65,
+    maxRequestsPerSocket: 10_000,
+    maxConnections: 10_000,
+  },
   failedAttempts: { max: 5000, windowSeconds: 60 },
 } as const satisfies ConfigFile;
+
+/** The server's timeouts (in ms) and connection limits, every one set. */
+export interface ServerLimits {
+  readonly requestTimeoutMs: number;
+  readonly headersTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
+  readonly maxRequestsPerSocket: number;
+  readonly maxConnections: number;
+}
 
 export interface VariantConfig {
   readonly lang: Lang;
@@ -76,6 +112,7 @@ export interface Config {
   readonly support: boolean;
   readonly variants: readonly VariantConfig[];
   readonly failedAttempts: { readonly max: number; readonly windowSeconds: number };
+  readonly server: ServerLimits;
   readonly store: StoreLocation;
   /** True when the store is the default one, which may be filled with demo data. */
   readonly storeIsDefault: boolean;
@@ -213,12 +250,28 @@ function buildVariants(file: ConfigFile, storeCurrency: string, problems: string
   return variants;
 }
 
+function buildServerLimits(file: ConfigFile, problems: string[]): ServerLimits {
+  const given = { ...defaultConfigFile.server, ...file.server };
+  const ms = (seconds: number) => Math.round(seconds * 1000);
+  if (given.headersTimeoutSeconds > given.requestTimeoutSeconds) {
+    problems.push('server.headersTimeoutSeconds: must not be more than server.requestTimeoutSeconds');
+  }
+  return Object.freeze({
+    requestTimeoutMs: ms(given.requestTimeoutSeconds),
+    headersTimeoutMs: ms(given.headersTimeoutSeconds),
+    keepAliveTimeoutMs: ms(given.keepAliveTimeoutSeconds),
+    maxRequestsPerSocket: given.maxRequestsPerSocket,
+    maxConnections: given.maxConnections,
+  });
+}
+
 /** Reads the optional config file and the environment over it; throws a ConfigError listing every problem. */
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
   const file = validateFile(readConfigFile(env, problems), problems);
   const storeCurrency = file?.storeCurrency ?? defaultConfigFile.storeCurrency;
   const variants = file ? buildVariants(file, storeCurrency, problems) : [];
+  const server = file ? buildServerLimits(file, problems) : undefined;
 
   const databaseUrl = env.DATABASE_URL?.trim() || DEFAULT_DATABASE_URL;
   const poolSize = wholeNumber(env, 'DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 1, MAX_POOL_SIZE, problems);
@@ -238,12 +291,13 @@ export function loadConfig(env: Env = process.env): Config {
   const adminToken = env.ADMIN_TOKEN || undefined;
   if (adminToken !== undefined && adminToken.length < 16) problems.push('ADMIN_TOKEN: must be at least 16 characters');
 
-  if (problems.length > 0 || !file || typeof store === 'string') throw new ConfigError(problems);
+  if (problems.length > 0 || !file || !server || typeof store === 'string') throw new ConfigError(problems);
   return Object.freeze({
     storeCurrency,
     support: file.support ?? defaultConfigFile.support,
     variants: Object.freeze(variants),
     failedAttempts: file.failedAttempts ?? defaultConfigFile.failedAttempts,
+    server,
     store,
     storeIsDefault: !env.DATABASE_URL?.trim(),
     host: env.HOST?.trim() || '127.0.0.1',

@@ -1,12 +1,10 @@
 import type { FastifyRequest } from 'fastify';
-import type { Store } from '../store/store.js';
 import type { AnswerBody } from './reply.js';
 import type { ResourceCache } from './resource-cache.js';
 import type { VariantRuntime } from './variant-runtime.js';
 
 /** What every endpoint may use, built once per app. */
 export interface EndpointContext {
-  readonly store: Store;
   /** Accounts and items, kept in memory and fresh (see ResourceCache). */
   readonly cache: ResourceCache;
   /** Whether purchases show `supported_until` (config `support`). */

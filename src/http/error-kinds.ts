@@ -11,6 +11,7 @@ export const errorStatus = {
   invalidPurchaseCode: 404,
   notFound: 404,
   methodNotAllowed: 405,
+  requestTimeout: 408,
   bodyTooLarge: 413,
   unsupportedContentType: 415,
   tooManyRequests: 429,

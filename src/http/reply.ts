@@ -8,9 +8,16 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 /** What an endpoint answers: the whole body as bytes, or as text chunks to stream. */
 export type AnswerBody = Buffer | AsyncIterable<string>;
 
-/** Sends a JSON body with the headers every answer carries (SPEC 2.2.5); chunks go out as they come (chunked). */
+/**
+ * Sends a JSON body with the headers every answer carries (SPEC 2.2 rule 5, and `nosniff` so that
+ * no browser reads an answer as anything but JSON); chunks go out as they come (chunked).
+ */
 export function sendJson(reply: FastifyReply, statusCode: number, body: AnswerBody): FastifyReply {
-  reply.code(statusCode).header('content-type', JSON_TYPE).header('cache-control', 'no-store');
+  reply
+    .code(statusCode)
+    .header('content-type', JSON_TYPE)
+    .header('cache-control', 'no-store')
+    .header('x-content-type-options', 'nosniff');
   return reply.send(Buffer.isBuffer(body) ? body : Readable.from(body, { objectMode: false }));
 }
 

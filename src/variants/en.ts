@@ -13,6 +13,7 @@ export const en: VariantTexts = {
     invalidPurchaseCode: 'Invalid purchase code',
     notFound: 'Not found',
     methodNotAllowed: 'Method not allowed',
+    requestTimeout: 'Request timeout',
     bodyTooLarge: 'Request body too large',
     unsupportedContentType: 'Unsupported content type',
     tooManyRequests: 'Too many requests',

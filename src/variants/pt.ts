@@ -14,6 +14,7 @@ export const pt: VariantTexts = {
     invalidPurchaseCode: 'Código de Compra Inválido',
     notFound: 'Não encontrado',
     methodNotAllowed: 'Método não permitido',
+    requestTimeout: 'Tempo esgotado para a solicitação',
     bodyTooLarge: 'Corpo da solicitação muito grande',
     unsupportedContentType: 'Tipo de conteúdo não suportado',
     tooManyRequests: 'Muitas solicitações',

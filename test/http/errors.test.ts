@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import { Readable, Writable } from 'node:stream';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +9,7 @@ import { createLogger } from '../../src/logging.js';
 import type { Store } from '../../src/store/store.js';
 import { en as enTexts } from '../../src/variants/en.js';
 import { pt as ptTexts } from '../../src/variants/pt.js';
+import { rawExchange } from '../helpers/raw-http.js';
 import { createTestApp, TEST_STORES, type TestApp, type TestVariant, VARIANTS } from '../helpers/test-app.js';
 import { ALL_LINES, KEYS, UNKNOWN_KEY } from './fixtures.js';
 import { expectContractHeaders, expectError, expectMalformedBody, expectParamError, url } from './http-assertions.js';
@@ -17,6 +19,8 @@ import { expectContractHeaders, expectError, expectMalformedBody, expectParamErr
  * catalogue. Every answer this file gets is recorded, so the last test can check that each kind
  * of the catalogue was seen in both languages.
  */
+
+const texts = { en: enTexts, pt: ptTexts } as const;
 
 const observed: { lang: string; status: number; msg: string }[] = [];
 
@@ -348,6 +352,35 @@ describe.each(TEST_STORES)('%s store', (kind) => {
     });
   });
 
+  describe('408 when a request does not arrive in time (config server.requestTimeoutSeconds)', () => {
+    let slow: TestApp;
+    let port: number;
+    beforeAll(async () => {
+      slow = await createTestApp(kind, {
+        configFile: { server: { requestTimeoutSeconds: 0.5, headersTimeoutSeconds: 0.5 } },
+        lines: ALL_LINES,
+      });
+      await slow.app.listen({ host: '127.0.0.1', port: 0 });
+      port = (slow.app.server.address() as AddressInfo).port;
+    });
+    afterAll(async () => {
+      await slow.close();
+    });
+
+    it.each(VARIANTS)('answers a body that stops halfway in $lang', async (variant) => {
+      const answer = await rawExchange(port, [
+        `POST ${variant.base}${PATHS.validation} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n` +
+          `Content-Length: 100\r\n\r\n{`,
+      ]);
+      const body = JSON.parse(answer.body) as { status: string; msg: string };
+      observed.push({ lang: variant.lang, status: answer.status, msg: body.msg });
+      expect({ status: answer.status, body: answer.body }).toEqual({
+        status: 408,
+        body: JSON.stringify({ status: variant.error, msg: texts[variant.lang].messages.requestTimeout }),
+      });
+    });
+  });
+
   describe('500 for anything unexpected', () => {
     const logs: string[] = [];
     let faulty: FastifyInstance;
@@ -398,7 +431,6 @@ describe.each(TEST_STORES)('%s store', (kind) => {
   });
 
   describe('the error catalogue (src/http/error-kinds.ts)', () => {
-    const texts = { en: enTexts, pt: ptTexts } as const;
     const kinds = Object.keys(errorStatus) as (keyof typeof errorStatus)[];
 
     it.each(VARIANTS)('gives every kind a message in $lang, the SPEC 2.3 text where the SPEC fixes one', (variant) => {

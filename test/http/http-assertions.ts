@@ -6,6 +6,7 @@ import type { TestVariant } from '../helpers/test-app.js';
 export function expectContractHeaders(response: LightMyRequestResponse): void {
   expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
   expect(response.headers['cache-control']).toBe('no-store');
+  expect(response.headers['x-content-type-options']).toBe('nosniff');
   expect(Object.keys(response.headers).filter((name) => name.toLowerCase().startsWith('access-control-'))).toEqual([]);
 }
 

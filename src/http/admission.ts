@@ -1,0 +1,88 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
+import type { Config } from '../config.js';
+import { BODY_LIMIT } from './body-limit.js';
+import type { ErrorKind } from './error-kinds.js';
+import { createFailureLimiter } from './failure-limiter.js';
+import { sendError } from './reply.js';
+import { variantOf } from './routing-errors.js';
+import type { VariantResolver } from './variant-runtime.js';
+
+/** What the API routes ask of admission: a hook per route, and a word about each failure. */
+export interface Admission {
+  /**
+   * The `onRequest` hook of an API route under `prefix`: its variant, its client's budget, its
+   * body's declared size, before anything is read (SPEC 2.2.1). One per route, because
+   * `request.routeOptions` builds an object on every read.
+   */
+  hookFor(prefix: string): (request: FastifyRequest, reply: FastifyReply, done: () => void) => void;
+  /** Counts an API answer of this kind against the client's budget when it is a guessing failure. */
+  recordFailure(request: FastifyRequest, kind: ErrorKind): void;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    admission: Admission;
+  }
+}
+
+export interface AdmissionOptions {
+  readonly config: Config;
+  readonly resolver: VariantResolver;
+}
+
+/** Failures that count against a client's budget: guessing keys or purchase codes. */
+const GUESSING_FAILURES: ReadonlySet<ErrorKind> = new Set(['invalidRequest', 'invalidPurchaseCode']);
+
+/**
+ * Who gets in, and for how long: the server's timeouts and connection limits (a client that
+ * trickles its headers or body, or holds idle sockets, cannot hold the process), the clients'
+ * failure budgets, and the declared body size. At the root (fastify-plugin): the timeouts are the
+ * server's, and every surface's routes may ask for `app.admission`.
+ */
+async function admission(app: FastifyInstance, { config, resolver }: AdmissionOptions): Promise<void> {
+  const { server } = config;
+  const http = app.server;
+  http.requestTimeout = server.requestTimeoutMs;
+  http.headersTimeout = server.headersTimeoutMs;
+  http.keepAliveTimeout = server.keepAliveTimeoutMs;
+  http.maxRequestsPerSocket = server.maxRequestsPerSocket;
+  http.maxConnections = server.maxConnections;
+  // Node checks the two timeouts above only this often (30 s by default): a timeout of 10 s would
+  // otherwise hold a socket for up to 40 s.
+  (http as typeof http & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(
+    1000,
+    server.headersTimeoutMs,
+  );
+
+  const limiter = createFailureLimiter(config.failedAttempts.max, config.failedAttempts.windowSeconds);
+
+  app.decorate<Admission>('admission', {
+    hookFor(prefix) {
+      return (request, reply, done) => {
+        const variant = resolver.forPrefix(prefix, request.host);
+        if (!variant) {
+          sendError(reply, variantOf(resolver, request), 'notFound');
+          return;
+        }
+        request.variant = variant;
+        const retryAfter = limiter.retryAfter(request.ip);
+        if (retryAfter > 0) {
+          sendError(reply.header('retry-after', String(retryAfter)), variant, 'tooManyRequests');
+          return;
+        }
+        if (request.method === 'POST' && Number(request.headers['content-length'] ?? 0) > BODY_LIMIT) {
+          // Closed rather than drained: reading a declared gigabyte to keep the socket is the attack.
+          sendError(reply.header('connection', 'close'), variant, 'bodyTooLarge');
+          return;
+        }
+        done();
+      };
+    },
+    recordFailure(request, kind) {
+      if (GUESSING_FAILURES.has(kind)) limiter.recordFailure(request.ip);
+    },
+  });
+}
+
+export default fastifyPlugin(admission, { name: 'admission', fastify: '5.x' });

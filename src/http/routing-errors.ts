@@ -1,0 +1,72 @@
+import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Endpoint } from './endpoint.js';
+import type { ErrorKind } from './error-kinds.js';
+import { errorStatus } from './error-kinds.js';
+import { sendError } from './reply.js';
+import { endpoints } from './routes/index.js';
+import type { VariantResolver, VariantRuntime } from './variant-runtime.js';
+
+export function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
+function withoutTrailingSlash(path: string): string {
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
+
+const endpointByPath = new Map<string, Endpoint>(endpoints.map((endpoint) => [endpoint.path, endpoint]));
+
+/** The variant a request is answered in: the one its route set, else the one its path and host fall under. */
+export function variantOf(resolver: VariantResolver, request: FastifyRequest): VariantRuntime {
+  return request.variant ?? resolver.forPath(pathOf(request.url), request.host).variant;
+}
+
+/**
+ * A request no route took: 405 with `Allow` for an API path asked with another method (SPEC 2),
+ * 404 for anything else, in the variant its path falls under.
+ */
+export function answerUnrouted(resolver: VariantResolver, request: FastifyRequest, reply: FastifyReply) {
+  const { variant, rest } = resolver.forPath(pathOf(request.url), request.host);
+  request.variant = variant;
+  const endpoint = endpointByPath.get(withoutTrailingSlash(rest));
+  if (!endpoint || !resolver.forPrefix(variant.config.prefix, request.host)) {
+    return sendError(reply, variant, 'notFound');
+  }
+  return sendError(
+    reply.header('allow', endpoint.method === 'GET' ? 'GET, HEAD' : 'POST'),
+    variant,
+    'methodNotAllowed',
+  );
+}
+
+const REASONS: Partial<Record<number, string>> = { 400: 'Bad Request', 408: 'Request Timeout' };
+
+/**
+ * A request Node itself gave up on never reaches a route: one it cannot parse (400), or one whose
+ * headers or body did not arrive in time (408). Both are answered in the contract's envelope on
+ * the raw socket, which is then closed; a connection the client already dropped is just closed.
+ * Neither is an error of the service's, so nothing is logged above debug.
+ */
+export function answerClientError(resolver: VariantResolver, error: NodeJS.ErrnoException, socket: Socket): void {
+  // The answer in progress on this socket, when Node had already read the request's headers.
+  const response = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || response?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const kind: ErrorKind = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'requestTimeout' : 'malformedRequest';
+  const status = errorStatus[kind];
+  const request = response?.req;
+  const variant = request
+    ? resolver.forPath(pathOf(request.url ?? '/'), request.headers.host ?? '').variant
+    : (resolver.variants[0] as VariantRuntime);
+  const body = variant.errorBody(kind);
+  socket.end(
+    `HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n` +
+      `Content-Length: ${body.length}\r\n\r\n${body}`,
+  );
+}

@@ -1,0 +1,30 @@
+import { type FastifyBaseLogger, type FastifyServerOptions, LogController } from 'fastify';
+import { BODY_LIMIT } from './body-limit.js';
+import { sendError } from './reply.js';
+import { answerClientError, variantOf } from './routing-errors.js';
+import type { VariantResolver } from './variant-runtime.js';
+
+/**
+ * The Fastify options the app is built with: only what can be given at construction (logging,
+ * routing, the raw-socket and routing error handlers). Timeouts and limits are the admission
+ * plugin's, which sets them on the server it is registered on.
+ */
+export function createServerOptions(logger: FastifyBaseLogger, resolver: VariantResolver): FastifyServerOptions {
+  return {
+    loggerInstance: logger,
+    // Access lines are the access-log plugin's, written without query strings.
+    logController: new LogController({ disableRequestLogging: true }),
+    // No child logger per request (pino builds one with its bindings every time, a measurable
+    // share of a cheap request): the few lines written per request name their request id.
+    childLoggerFactory: (rootLogger) => rootLogger,
+    bodyLimit: BODY_LIMIT,
+    routerOptions: { ignoreTrailingSlash: true },
+    // Requests on connections still open while closing are answered normally.
+    return503OnClosing: false,
+    forceCloseConnections: 'idle',
+    frameworkErrors: (_error, request, reply) => {
+      sendError(reply, variantOf(resolver, request), 'notFound');
+    },
+    clientErrorHandler: (error, socket) => answerClientError(resolver, error, socket),
+  };
+}

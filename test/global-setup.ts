@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import pg from 'pg';
 import { withDefaultUser } from '../src/store/postgres.js';
 
@@ -7,6 +9,7 @@ import { withDefaultUser } from '../src/store/postgres.js';
  * every suite.
  */
 export async function setup(): Promise<void> {
+  ensureChromium();
   const url = process.env.TEST_POSTGRES_URL?.trim();
   if (!url) {
     console.log('PostgreSQL tests skipped: TEST_POSTGRES_URL is not set');
@@ -27,4 +30,26 @@ export async function setup(): Promise<void> {
   } finally {
     await client.end().catch(() => {});
   }
+}
+
+/** Where the browser tests find Chromium: Debian's package. */
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+
+/**
+ * The pages are tested in a real Chromium (Debian's build: the browser builds that test tools
+ * download cannot be fetched here). Installs it when missing and this user may (root with apt-get,
+ * as on CI and the project's machines, about 30 s once); otherwise fails with the command to run.
+ */
+function ensureChromium(): void {
+  if (existsSync(CHROMIUM_PATH)) return;
+  const canInstall = process.getuid?.() === 0 && existsSync('/usr/bin/apt-get');
+  if (!canInstall) {
+    throw new Error(`The browser tests need Chromium at ${CHROMIUM_PATH}: run \`sudo apt-get install -y chromium\``);
+  }
+  console.log("Chromium is missing: installing Debian's chromium package for the browser tests (about 30 s, once)");
+  execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
+  execFileSync('apt-get', ['install', '-y', '-qq', 'chromium'], {
+    stdio: 'inherit',
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
 }

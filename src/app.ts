@@ -22,7 +22,7 @@ export interface AppOptions {
  */
 export async function buildApp({ config, store, keys, logger }: AppOptions): Promise<FastifyInstance> {
   const resolver = createVariantResolver(config.variants);
-  const app = Fastify(createServerOptions(logger, resolver));
+  const app = Fastify(createServerOptions(logger, resolver, config.trustProxy));
   await app.register(errorHandling, { resolver });
   await app.register(admission, { config, resolver });
   await app.register(accessLog);

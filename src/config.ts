@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { parseRate, type Rate } from './domain/money.js';
+import { trustedProxyProblem } from './limits/client-id.js';
 import { type Lang, languages } from './variants/languages.js';
 import type { VariantTexts } from './variants/variant-texts.js';
 
@@ -38,6 +39,29 @@ const ServerSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const BudgetSchema = Type.Object(
+  {
+    max: Type.Integer({
+      minimum: 0,
+      maximum: 1_000_000_000,
+      description: 'At most this many per window; 0 turns it off',
+    }),
+    windowSeconds: Type.Integer({ minimum: 1, maximum: 86_400 }),
+  },
+  { additionalProperties: false },
+);
+
+/** The API's budgets (docs/decisions.md says why these defaults). */
+const LimitsSchema = Type.Object(
+  {
+    clientFailures: Type.Optional(BudgetSchema),
+    keyClientFailures: Type.Optional(BudgetSchema),
+    keyRequests: Type.Optional(BudgetSchema),
+  },
+  { additionalProperties: false },
+);
+export type LimitsConfig = Required<Static<typeof LimitsSchema>>;
+
 /** The configuration file's shape (SPEC 4): one schema, the type derived from it. */
 export const ConfigFileSchema = Type.Object(
   {
@@ -46,18 +70,13 @@ export const ConfigFileSchema = Type.Object(
     support: Type.Optional(Type.Boolean()),
     variants: Type.Optional(Type.Array(VariantSchema, { minItems: 1 })),
     server: Type.Optional(ServerSchema),
-    failedAttempts: Type.Optional(
-      Type.Object(
-        {
-          max: Type.Integer({
-            minimum: 0,
-            description: 'Failed key or code attempts per client and window; 0 turns the limit off',
-          }),
-          windowSeconds: Type.Integer({ minimum: 1 }),
-        },
-        { additionalProperties: false },
-      ),
+    trustProxy: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description:
+          'Addresses or CIDRs (or loopback, linklocal, uniquelocal) of the proxies whose X-Forwarded-For is believed',
+      }),
     ),
+    limits: Type.Optional(LimitsSchema),
   },
   { additionalProperties: false },
 );
@@ -81,7 +100,12 @@ export const defaultConfigFile = {
     maxRequestsPerSocket: 10_000,
     maxConnections: 10_000,
   },
-  failedAttempts: { max: 5000, windowSeconds: 60 },
+  trustProxy: [],
+  limits: {
+    clientFailures: { max: 1000, windowSeconds: 60 },
+    keyClientFailures: { max: 1000, windowSeconds: 60 },
+    keyRequests: { max: 30_000, windowSeconds: 60 },
+  },
 } as const satisfies ConfigFile;
 
 /** The server's timeouts (in ms) and connection limits, every one set. */
@@ -111,7 +135,11 @@ export interface Config {
   readonly storeCurrency: string;
   readonly support: boolean;
   readonly variants: readonly VariantConfig[];
-  readonly failedAttempts: { readonly max: number; readonly windowSeconds: number };
+  /** Proxies whose X-Forwarded-For is believed (Fastify's trustProxy); none by default. */
+  readonly trustProxy: readonly string[];
+  readonly limits: LimitsConfig;
+  /** Where the limits' counters are shared; in each process when undefined. */
+  readonly redis: { readonly url: string; readonly keyPrefix: string } | undefined;
   readonly server: ServerLimits;
   readonly store: StoreLocation;
   /** True when the store is the default one, which may be filled with demo data. */
@@ -265,6 +293,20 @@ function buildServerLimits(file: ConfigFile, problems: string[]): ServerLimits {
   });
 }
 
+function parseRedis(env: Env, problems: string[]): Config['redis'] {
+  const url = env.REDIS_URL?.trim();
+  if (!url) return undefined;
+  let protocol: string;
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    protocol = '';
+  }
+  // The URL itself is never repeated: it may hold a password.
+  if (protocol !== 'redis:' && protocol !== 'rediss:') problems.push('REDIS_URL: must be a redis:// or rediss:// URL');
+  return { url, keyPrefix: env.REDIS_KEY_PREFIX?.trim() || 'marketplace:' };
+}
+
 /** Reads the optional config file and the environment over it; throws a ConfigError listing every problem. */
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
@@ -291,12 +333,21 @@ export function loadConfig(env: Env = process.env): Config {
   const adminToken = env.ADMIN_TOKEN || undefined;
   if (adminToken !== undefined && adminToken.length < 16) problems.push('ADMIN_TOKEN: must be at least 16 characters');
 
+  const trustProxy = file?.trustProxy ?? [];
+  trustProxy.forEach((entry, index) => {
+    const problem = trustedProxyProblem(entry);
+    if (problem) problems.push(`trustProxy[${index}]: ${problem}`);
+  });
+  const redis = parseRedis(env, problems);
+
   if (problems.length > 0 || !file || !server || typeof store === 'string') throw new ConfigError(problems);
   return Object.freeze({
     storeCurrency,
     support: file.support ?? defaultConfigFile.support,
     variants: Object.freeze(variants),
-    failedAttempts: file.failedAttempts ?? defaultConfigFile.failedAttempts,
+    trustProxy: Object.freeze([...trustProxy]),
+    limits: Object.freeze({ ...defaultConfigFile.limits, ...file.limits }),
+    redis,
     server,
     store,
     storeIsDefault: !env.DATABASE_URL?.trim(),

@@ -157,3 +157,59 @@ describe('the shipped example configuration', () => {
     ).toEqual(loadConfig({}).variants);
   });
 });
+
+describe('loadConfig: trustProxy, limits and REDIS_URL', () => {
+  it('defaults: no trusted proxy, the documented budgets, counters in each process', () => {
+    const config = loadConfig({});
+    expect(config.trustProxy).toEqual([]);
+    expect(config.limits).toEqual({
+      clientFailures: { max: 1000, windowSeconds: 60 },
+      keyClientFailures: { max: 1000, windowSeconds: 60 },
+      keyRequests: { max: 30000, windowSeconds: 60 },
+    });
+    expect(config.redis).toBeUndefined();
+  });
+
+  it('takes the file’s proxies and budgets (a budget left out keeps its default) and REDIS_URL', () => {
+    const config = loadConfig(
+      withFile(
+        {
+          trustProxy: ['10.0.0.0/8', '2001:db8::/32', 'loopback'],
+          limits: { keyRequests: { max: 0, windowSeconds: 1 } },
+        },
+        { REDIS_URL: 'redis://:secret@127.0.0.1:6379/2', REDIS_KEY_PREFIX: 'shop-a:' },
+      ),
+    );
+    expect(config.trustProxy).toEqual(['10.0.0.0/8', '2001:db8::/32', 'loopback']);
+    expect(config.limits.keyRequests).toEqual({ max: 0, windowSeconds: 1 });
+    expect(config.limits.clientFailures).toEqual({ max: 1000, windowSeconds: 60 });
+    expect(config.redis).toEqual({ url: 'redis://:secret@127.0.0.1:6379/2', keyPrefix: 'shop-a:' });
+  });
+
+  it('refuses an unknown or bad budget', () => {
+    const problems = problemsOf(
+      withFile({
+        limits: { failedAttempts: { max: 1, windowSeconds: 1 }, clientFailures: { max: -1, windowSeconds: 0 } },
+      }),
+    );
+    expect(problems).toEqual([
+      'limits.failedAttempts: Unexpected property',
+      'limits.clientFailures.max: Expected integer to be greater or equal to 0',
+      'limits.clientFailures.windowSeconds: Expected integer to be greater or equal to 1',
+    ]);
+  });
+
+  it('refuses a bad proxy entry and a bad REDIS_URL, without repeating the URL', () => {
+    const problems = problemsOf(
+      withFile(
+        { trustProxy: ['10.0.0.0/8', '10.0.0.0/33', 'proxy.local'] },
+        { REDIS_URL: 'http://user:hunter2@cache:6379' },
+      ),
+    );
+    expect(problems).toEqual([
+      'trustProxy[1]: "10.0.0.0/33" is not a valid CIDR (such as 10.0.0.0/8 or 2001:db8::/32)',
+      'trustProxy[2]: "proxy.local" is not an IP address, a CIDR, or loopback/linklocal/uniquelocal',
+      'REDIS_URL: must be a redis:// or rediss:// URL',
+    ]);
+  });
+});

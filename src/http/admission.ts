@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import type { Config } from '../config.js';
+import { type ApiLimits, createApiLimits } from '../limits/api-limits.js';
+import { createLimits, type Limits } from '../limits/limits.js';
 import { BODY_LIMIT } from './body-limit.js';
-import type { ErrorKind } from './error-kinds.js';
-import { createFailureLimiter } from './failure-limiter.js';
 import { sendError } from './reply.js';
 import { variantOf } from './routing-errors.js';
 import type { VariantResolver } from './variant-runtime.js';
@@ -16,13 +16,18 @@ export interface Admission {
    * `request.routeOptions` builds an object on every read.
    */
   hookFor(prefix: string): (request: FastifyRequest, reply: FastifyReply, done: () => void) => void;
-  /** Counts an API answer of this kind against the client's budget when it is a guessing failure. */
-  recordFailure(request: FastifyRequest, kind: ErrorKind): void;
+  /** The API's budgets: the routes count failures and write the RateLimit-* headers with them. */
+  readonly apiLimits: ApiLimits;
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
     admission: Admission;
+    /**
+     * The limits machinery, shared through Redis when REDIS_URL is set, for any surface that
+     * needs a budget of its own (the workspace login): `app.limits.failureBudget(name, {...})`.
+     */
+    limits: Limits;
   }
 }
 
@@ -30,9 +35,6 @@ export interface AdmissionOptions {
   readonly config: Config;
   readonly resolver: VariantResolver;
 }
-
-/** Failures that count against a client's budget: guessing keys or purchase codes. */
-const GUESSING_FAILURES: ReadonlySet<ErrorKind> = new Set(['invalidRequest', 'invalidPurchaseCode']);
 
 /**
  * Who gets in, and for how long: the server's timeouts and connection limits (a client that
@@ -55,7 +57,17 @@ async function admission(app: FastifyInstance, { config, resolver }: AdmissionOp
     server.headersTimeoutMs,
   );
 
-  const limiter = createFailureLimiter(config.failedAttempts.max, config.failedAttempts.windowSeconds);
+  const limits = createLimits({
+    redisUrl: config.redis?.url,
+    redisKeyPrefix: config.redis?.keyPrefix,
+    logger: app.log,
+  });
+  app.decorate('limits', limits);
+  app.decorateRequest('limitsClient', '');
+  app.decorateRequest('limitsAccount', undefined);
+  app.decorateRequest('limitsState', undefined);
+  app.addHook('onClose', () => limits.close());
+  const apiLimits = createApiLimits(limits, config.limits);
 
   app.decorate<Admission>('admission', {
     hookFor(prefix) {
@@ -66,7 +78,7 @@ async function admission(app: FastifyInstance, { config, resolver }: AdmissionOp
           return;
         }
         request.variant = variant;
-        const retryAfter = limiter.retryAfter(request.ip);
+        const retryAfter = apiLimits.admitClient(request, reply);
         if (retryAfter > 0) {
           sendError(reply.header('retry-after', String(retryAfter)), variant, 'tooManyRequests');
           return;
@@ -79,9 +91,7 @@ async function admission(app: FastifyInstance, { config, resolver }: AdmissionOp
         done();
       };
     },
-    recordFailure(request, kind) {
-      if (GUESSING_FAILURES.has(kind)) limiter.recordFailure(request.ip);
-    },
+    apiLimits,
   });
 }
 

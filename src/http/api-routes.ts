@@ -37,8 +37,9 @@ export default async function apiRoutes(
   { config, store, keys, resolver }: ApiRoutesOptions,
 ): Promise<void> {
   const cache = new ResourceCache(store, (apiKey) => digestApiKey(keys, apiKey));
-  const context: EndpointContext = { cache, support: config.support };
   const { admission } = app;
+  const { apiLimits } = admission;
+  const context: EndpointContext = { cache, support: config.support, limits: apiLimits };
 
   const register = (scope: FastifyInstance, prefix: string, endpoint: Endpoint) =>
     scope.route({
@@ -50,10 +51,12 @@ export default async function apiRoutes(
         const variant = request.variant as VariantRuntime;
         cache.refresh();
         try {
-          return sendJson(reply, 200, await endpoint.handle(request, variant, context));
+          const body = await endpoint.handle(request, variant, context);
+          apiLimits.answered(request, reply);
+          return sendJson(reply, 200, body);
         } catch (error) {
           if (!(error instanceof ApiError)) throw error;
-          admission.recordFailure(request, error.kind);
+          await apiLimits.failed(request, reply, error);
           return sendError(reply, variant, error.kind, error.detail);
         }
       },

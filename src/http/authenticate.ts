@@ -1,5 +1,7 @@
+import type { FastifyRequest } from 'fastify';
 import { ApiError } from './api-error.js';
-import type { CachedAccount, ResourceCache } from './resource-cache.js';
+import type { EndpointContext } from './endpoint.js';
+import type { CachedAccount } from './resource-cache.js';
 import type { VariantRuntime } from './variant-runtime.js';
 
 /**
@@ -8,9 +10,11 @@ import type { VariantRuntime } from './variant-runtime.js';
  * hash of its own), so the key itself is never compared or kept (and the digest, found by
  * equality, needs no second comparison).
  * With `variant`, the account's JSON in that variant comes with it.
+ * The account's budgets apply from here on: past one, a 429 (see ApiLimits.admitAccount).
  */
 export async function authenticate(
-  cache: ResourceCache,
+  request: FastifyRequest,
+  { cache, limits }: EndpointContext,
   apiKey: string,
   variant?: VariantRuntime,
 ): Promise<CachedAccount> {
@@ -18,5 +22,6 @@ export async function authenticate(
   if (account?.status !== 'active') {
     throw ApiError.of('invalidRequest');
   }
+  limits.admitAccount(request, account.username);
   return account;
 }

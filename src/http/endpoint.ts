@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import type { ApiLimits } from '../limits/api-limits.js';
 import type { AnswerBody } from './reply.js';
 import type { ResourceCache } from './resource-cache.js';
 import type { VariantRuntime } from './variant-runtime.js';
@@ -9,6 +10,8 @@ export interface EndpointContext {
   readonly cache: ResourceCache;
   /** Whether purchases show `supported_until` (config `support`). */
   readonly support: boolean;
+  /** The clients' and keys' budgets (admission's). */
+  readonly limits: ApiLimits;
 }
 
 /**

@@ -9,9 +9,15 @@ import type { VariantResolver } from './variant-runtime.js';
  * routing, the raw-socket and routing error handlers). Timeouts and limits are the admission
  * plugin's, which sets them on the server it is registered on.
  */
-export function createServerOptions(logger: FastifyBaseLogger, resolver: VariantResolver): FastifyServerOptions {
+export function createServerOptions(
+  logger: FastifyBaseLogger,
+  resolver: VariantResolver,
+  trustProxy: readonly string[],
+): FastifyServerOptions {
   return {
     loggerInstance: logger,
+    // `request.ip` is the client that the listed proxies (config trustProxy) saw, else the peer.
+    trustProxy: trustProxy.length > 0 ? [...trustProxy] : false,
     // Access lines are the access-log plugin's, written without query strings.
     logController: new LogController({ disableRequestLogging: true }),
     // No child logger per request (pino builds one with its bindings every time, a measurable

@@ -263,7 +263,7 @@ describe.each(TEST_STORES)('%s store', (kind) => {
     let limited: TestApp;
     beforeAll(async () => {
       limited = await createTestApp(kind, {
-        configFile: { failedAttempts: { max: 3, windowSeconds: 60 } },
+        configFile: { limits: { clientFailures: { max: 3, windowSeconds: 60 } } },
         lines: ALL_LINES,
       });
     });

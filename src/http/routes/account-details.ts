@@ -5,9 +5,9 @@ import { apiKeyParam } from '../params.js';
 export const accountDetails: Endpoint = {
   method: 'GET',
   path: '/api/account/details',
-  async handle(request, variant, { cache }) {
+  async handle(request, variant, context) {
     const apiKey = apiKeyParam(request, undefined, variant.config.texts);
-    const account = await authenticate(cache, apiKey, variant);
+    const account = await authenticate(request, context, apiKey, variant);
     return variant.okBody('"data":', account.json[variant.index] as Buffer);
   },
 };

@@ -6,9 +6,10 @@ import { apiKeyParam } from '../params.js';
 export const itemsAll: Endpoint = {
   method: 'GET',
   path: '/api/items/all',
-  async handle(request, variant, { cache }) {
+  async handle(request, variant, context) {
+    const { cache } = context;
     const apiKey = apiKeyParam(request, undefined, variant.config.texts);
-    const account = await authenticate(cache, apiKey);
+    const account = await authenticate(request, context, apiKey);
     const items = await cache.approvedItems(account.username, variant);
     if (items === undefined) throw ApiError.of('noItems');
     return Buffer.isBuffer(items) ? variant.okBody('"items":', items) : variant.okChunks('"items":', items);

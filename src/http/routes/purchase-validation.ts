@@ -8,11 +8,12 @@ import { apiKeyParam, requiredParam } from '../params.js';
 export const purchaseValidation: Endpoint = {
   method: 'POST',
   path: '/api/purchases/validation',
-  async handle(request, variant, { cache, support }) {
+  async handle(request, variant, context) {
+    const { cache, support } = context;
     const { texts } = variant.config;
     const apiKey = apiKeyParam(request, request.body, texts);
     const code = requiredParam('purchase_code', [request.query, request.body], texts);
-    const account = await authenticate(cache, apiKey);
+    const account = await authenticate(request, context, apiKey);
     const codeKey = purchaseCodeKey(code);
     const purchase = codeKey === undefined ? undefined : await cache.purchase(codeKey);
     const item = purchase && (await cache.item(purchase.item_id, variant));

@@ -1,0 +1,120 @@
+import { LRUCache } from 'lru-cache';
+import type { SharedCounters } from './shared-counters.js';
+
+/** How many ids one counter remembers: a flood of new clients pushes out the least recently seen. */
+export const MAX_IDS_PER_COUNTER = 50_000;
+/** How often counts taken without waiting are sent to the shared store, in one batch. */
+export const FLUSH_INTERVAL_MS = 200;
+
+/** Where an id stands in the current window. */
+export interface WindowState {
+  /** Counted in this window, as far as this process knows (shared total plus what it has not sent yet). */
+  readonly count: number;
+  /** Milliseconds until the window ends and the count starts again from 0. */
+  readonly resetMs: number;
+}
+
+interface Entry {
+  window: number;
+  /** The last shared total seen, or this process's own count while Redis cannot be used. */
+  known: number;
+  /** Added here and not yet sent. */
+  pending: number;
+  /** Sent and not yet answered. */
+  sending: number;
+}
+
+/**
+ * Counts per id in fixed windows aligned on the clock (`windowMs` long), so every instance puts
+ * the same request in the same window and the shared counter's key names it. In memory, bounded;
+ * with shared counters, `add` counts here and sends in batches (a request never waits on Redis),
+ * `addNow` waits for the shared total.
+ */
+export class WindowCounter {
+  readonly #entries: LRUCache<string, Entry>;
+  readonly #dirty = new Set<string>();
+  #flushTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly name: string,
+    readonly windowMs: number,
+    readonly shared: SharedCounters | undefined,
+    readonly now: () => number = Date.now,
+    maxIds: number = MAX_IDS_PER_COUNTER,
+  ) {
+    this.#entries = new LRUCache<string, Entry>({ max: maxIds });
+  }
+
+  state(id: string): WindowState {
+    const time = this.now();
+    const window = Math.floor(time / this.windowMs);
+    const entry = this.#entries.get(id);
+    const count = entry && entry.window === window ? entry.known + entry.pending + entry.sending : 0;
+    return { count, resetMs: (window + 1) * this.windowMs - time };
+  }
+
+  /** Counts one now, here; sent to the shared store with the next batch. */
+  add(id: string): void {
+    const entry = this.#current(id);
+    if (!this.shared?.available) {
+      entry.known += 1;
+      return;
+    }
+    entry.pending += 1;
+    this.#dirty.add(id);
+    this.#flushTimer ??= setTimeout(() => void this.flush(), FLUSH_INTERVAL_MS).unref();
+  }
+
+  /** Counts one and waits for the shared total, so that every instance sees a budget cross. */
+  async addNow(id: string): Promise<void> {
+    const entry = this.#current(id);
+    const window = entry.window;
+    entry.sending += 1;
+    const totals = await this.shared?.add([this.#increment(id, window, 1)]);
+    entry.sending -= 1;
+    entry.known = totals && entry.window === window ? Math.max(entry.known + 1, totals[0] as number) : entry.known + 1;
+  }
+
+  /** Sends what `add` counted since the last batch; counts it here when Redis cannot take it. */
+  async flush(): Promise<void> {
+    this.#flushTimer = undefined;
+    const batch: { id: string; entry: Entry; window: number; by: number }[] = [];
+    for (const id of this.#dirty) {
+      const entry = this.#entries.peek(id);
+      if (!entry || entry.pending === 0) continue;
+      batch.push({ id, entry, window: entry.window, by: entry.pending });
+      entry.sending += entry.pending;
+      entry.pending = 0;
+    }
+    this.#dirty.clear();
+    if (batch.length === 0) return;
+    const totals = await this.shared?.add(batch.map(({ id, window, by }) => this.#increment(id, window, by)));
+    batch.forEach(({ entry, window, by }, index) => {
+      entry.sending -= by;
+      if (entry.window !== window) return;
+      const total = totals?.[index];
+      entry.known = total === undefined ? entry.known + by : Math.max(entry.known + by, total);
+    });
+  }
+
+  /** Stops the batch timer; what was not sent stays counted here. */
+  close(): void {
+    clearTimeout(this.#flushTimer);
+    this.#flushTimer = undefined;
+  }
+
+  #current(id: string): Entry {
+    const window = Math.floor(this.now() / this.windowMs);
+    let entry = this.#entries.get(id);
+    if (!entry || entry.window !== window) {
+      entry = { window, known: 0, pending: 0, sending: 0 };
+      this.#entries.set(id, entry);
+    }
+    return entry;
+  }
+
+  #increment(id: string, window: number, by: number) {
+    // The window's number in the key: a new window is a new counter, and the old one expires.
+    return { key: `${this.name}:${id}:${window}`, by, ttlMs: this.windowMs + 5_000 };
+  }
+}

@@ -82,13 +82,14 @@ export function createApiLimits(limits: Limits, config: LimitsConfig): ApiLimits
       const state = clientFailures.state(client);
       request.limitsState = state;
       setRateLimitHeaders(reply, state);
-      return clientFailures.retryAfter(client);
+      // One reading of the clock for both: Retry-After then equals RateLimit-Reset.
+      return state?.remaining === 0 ? state.resetSeconds : 0;
     },
     admitAccount(request, username) {
       request.limitsAccount = username;
       const id = keyClient(request, username);
-      const wait = keyClientFailures.retryAfter(id);
-      if (wait > 0) throw new TooManyRequestsError(wait, keyClientFailures.state(id));
+      const spent = keyClientFailures.state(id);
+      if (spent?.remaining === 0) throw new TooManyRequestsError(spent.resetSeconds, spent);
       const taken = keyRequests.take(username);
       request.limitsState = taken;
       if (taken && taken.retryAfter > 0) throw new TooManyRequestsError(taken.retryAfter, taken);

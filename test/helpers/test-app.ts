@@ -36,6 +36,8 @@ export interface TestAppOptions {
   readonly configFile?: ConfigFile;
   readonly logLevel?: string;
   readonly lines?: readonly (string | object)[];
+  /** More environment for loadConfig, such as REDIS_URL. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -53,7 +55,7 @@ export async function createTestApp(
     typeof kindOrOptions === 'string' ? [kindOrOptions, maybeOptions] : ['sqlite' as const, kindOrOptions];
   const database = await createTestDatabase(kind);
   const dir = database.dir;
-  const env: Record<string, string> = { ...database.env };
+  const env: Record<string, string> = { ...database.env, ...options.env };
   if (options.configFile) {
     env.MARKETPLACE_CONFIG = join(dir, 'config.json');
     writeFileSync(env.MARKETPLACE_CONFIG, JSON.stringify(options.configFile));

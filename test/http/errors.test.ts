@@ -259,11 +259,16 @@ describe.each(TEST_STORES)('%s store', (kind) => {
     });
   });
 
-  describe('429 after too many failed attempts (config failedAttempts)', () => {
+  describe('429 after too many failed attempts (config limits)', () => {
     let limited: TestApp;
     beforeAll(async () => {
       limited = await createTestApp(kind, {
-        configFile: { limits: { clientFailures: { max: 3, windowSeconds: 60 } } },
+        configFile: {
+          limits: {
+            clientFailures: { max: 3, windowSeconds: 86_400 },
+            keyClientFailures: { max: 2, windowSeconds: 86_400 },
+          },
+        },
         lines: ALL_LINES,
       });
     });
@@ -293,12 +298,12 @@ describe.each(TEST_STORES)('%s store', (kind) => {
           headers: { 'x-api-key': KEYS.alice },
         });
 
-        it('answers the 4th failed attempt with 429, Retry-After and the variant’s message', async () => {
+        it('answers the 4th unknown key from a client with 429, Retry-After and the variant’s message', async () => {
           const client = variant.client;
           // Successes do not use up the budget.
           for (let i = 0; i < 5; i += 1) expect((await from(client, good())).statusCode).toBe(200);
           expect((await from(client, badKey())).statusCode).toBe(401);
-          expect((await from(client, badCode())).statusCode).toBe(404);
+          expect((await from(client, badKey())).statusCode).toBe(401);
           expect((await from(client, good())).statusCode).toBe(200);
           expect((await from(client, badKey())).statusCode).toBe(401);
 
@@ -307,11 +312,22 @@ describe.each(TEST_STORES)('%s store', (kind) => {
           const retryAfter = limitedResponse.headers['retry-after'];
           expect(retryAfter).toMatch(/^\d+$/);
           expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
-          expect(Number(retryAfter)).toBeLessThanOrEqual(60);
+          expect(Number(retryAfter)).toBeLessThanOrEqual(86_400);
 
-          const againCode = await from(client, badCode());
-          expectError(againCode, variant, 429, variant.messages.tooManyRequests);
-          expect(againCode.headers['retry-after']).toMatch(/^\d+$/);
+          // Refused before anything else, a valid key included.
+          const againGood = await from(client, good());
+          expectError(againGood, variant, 429, variant.messages.tooManyRequests);
+          expect(againGood.headers['retry-after']).toMatch(/^\d+$/);
+        });
+
+        it('answers the 3rd invalid code with one key from a client with 429', async () => {
+          const client = `${variant.client}0`;
+          expect((await from(client, badCode())).statusCode).toBe(404);
+          expect((await from(client, good())).statusCode).toBe(200);
+          expect((await from(client, badCode())).statusCode).toBe(404);
+          const limitedResponse = await from(client, badCode());
+          expectError(limitedResponse, variant, 429, variant.messages.tooManyRequests);
+          expect(limitedResponse.headers['retry-after']).toMatch(/^\d+$/);
         });
 
         it('limits each client on its own', async () => {

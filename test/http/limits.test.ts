@@ -1,0 +1,448 @@
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, TEST_STORES, type TestApp, type TestVariant, VARIANTS } from '../helpers/test-app.js';
+import { freePort, type OwnRedis, randomRedisPrefix, startOwnRedis, TEST_REDIS_URL } from '../helpers/test-redis.js';
+import { ALL_LINES, KEYS, UNKNOWN_KEY } from './fixtures.js';
+import { expectError } from './http-assertions.js';
+
+/**
+ * Issue 10, item 4: failure budgets per client and per key+client, the request budget per key,
+ * RateLimit-* headers, trustProxy, IPv6 /64, and the counters shared through Redis.
+ */
+
+/** Long windows: a test never straddles two (windows are aligned on the clock, at midnight UTC for a day). */
+const DAY = 86_400;
+
+const GUESSER = '127.0.0.1';
+const NEIGHBOUR = '127.0.0.2';
+
+type Call = InjectOptions & { method: 'GET' | 'POST'; url: string };
+
+const details = (variant: TestVariant, key: string = KEYS.alice): Call => ({
+  method: 'GET',
+  url: `${variant.base}/api/account/details`,
+  headers: { 'x-api-key': key },
+});
+const validation = (variant: TestVariant, code: string, key: string = KEYS.alice): Call => ({
+  method: 'POST',
+  url: `${variant.base}/api/purchases/validation`,
+  headers: { 'x-api-key': key },
+  payload: { purchase_code: code },
+});
+
+/** A successful call of each endpoint, with alice's key. */
+const everyEndpoint = (variant: TestVariant): readonly Call[] => [
+  details(variant),
+  { method: 'GET', url: `${variant.base}/api/items/all`, headers: { 'x-api-key': KEYS.alice } },
+  { method: 'GET', url: `${variant.base}/api/items/item?item_id=101`, headers: { 'x-api-key': KEYS.alice } },
+  validation(variant, 'ALICE-REG-0001'),
+];
+
+/** The seconds RateLimit-Reset may show for a request sent between `before` and `after`. */
+function resetsBetween(before: number, after: number, windowSeconds: number): string[] {
+  const at = (time: number) => {
+    const windowMs = windowSeconds * 1000;
+    return String(Math.max(1, Math.ceil(((Math.floor(time / windowMs) + 1) * windowMs - time) / 1000)));
+  };
+  return [...new Set([at(before), at(after)])];
+}
+
+/** Sends and checks the RateLimit-* headers: the limit and remaining exactly, the reset to the second. */
+async function expectBudget(
+  app: TestApp,
+  call: InjectOptions,
+  expected: { status: number; limit: number; remaining: number; windowSeconds: number; retryAfter?: boolean },
+): Promise<LightMyRequestResponse> {
+  const before = Date.now();
+  const response = await app.app.inject(call);
+  const after = Date.now();
+  expect(response.statusCode, response.body).toBe(expected.status);
+  expect([response.headers['ratelimit-limit'], response.headers['ratelimit-remaining']]).toEqual([
+    String(expected.limit),
+    String(expected.remaining),
+  ]);
+  const resets = resetsBetween(before, after, expected.windowSeconds);
+  expect(resets).toContain(response.headers['ratelimit-reset']);
+  if (expected.retryAfter) expect(response.headers['retry-after']).toBe(response.headers['ratelimit-reset']);
+  else expect(response.headers['retry-after']).toBeUndefined();
+  return response;
+}
+
+/** Resolves once a captured log line matches (polls the capture; the app writes lines as things happen). */
+async function logLine(app: TestApp, pattern: RegExp, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!app.logs.some((line) => pattern.test(line))) {
+    if (Date.now() > deadline) throw new Error(`no log line matching ${pattern}:\n${app.logs.join('')}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+const countLines = (app: TestApp, pattern: RegExp) => app.logs.filter((line) => pattern.test(line)).length;
+
+const SHARED = /"msg":"limits: counters shared through Redis"/;
+const LOST = /"level":40,.*"msg":"limits: Redis unavailable; counting in this process only until it is back"/;
+const BACK = /"msg":"limits: Redis is back; counters are shared again"/;
+
+describe.each(TEST_STORES)('limits (%s)', (kind) => {
+  describe('one guesser does not lock out the other clients of the same key', () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await createTestApp(kind, {
+        configFile: { limits: { keyClientFailures: { max: 5, windowSeconds: DAY } } },
+        lines: ALL_LINES,
+      });
+    });
+    afterAll(async () => {
+      await t.close();
+    });
+
+    describe.each(VARIANTS)('$lang', (variant) => {
+      const guesser = variant.lang === 'en' ? GUESSER : '127.0.0.3';
+      it('the guesser gets 429 after 5 invalid codes; another address with the same key gets 200s', async () => {
+        for (let n = 1; n <= 5; n += 1) {
+          const guess = await t.app.inject({ ...validation(variant, `GUESS-${n}`), remoteAddress: guesser });
+          expectError(guess, variant, 404, variant.messages.invalidPurchaseCode);
+          const neighbour = await t.app.inject({ ...validation(variant, 'ALICE-REG-0001'), remoteAddress: NEIGHBOUR });
+          expect(neighbour.statusCode).toBe(200);
+        }
+        for (const call of [validation(variant, 'GUESS-6'), validation(variant, 'ALICE-REG-0001'), details(variant)]) {
+          const refused = await t.app.inject({ ...call, remoteAddress: guesser });
+          expectError(refused, variant, 429, variant.messages.tooManyRequests);
+          expect(refused.headers['retry-after']).toMatch(/^[1-9]\d*$/);
+          expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(DAY);
+        }
+        for (const call of everyEndpoint(variant)) {
+          expect((await t.app.inject({ ...call, remoteAddress: NEIGHBOUR })).statusCode).toBe(200);
+        }
+        // Another key from the guesser's address is not refused either: the budget is the key's and client's.
+        expect((await t.app.inject({ ...details(variant, KEYS.bob), remoteAddress: guesser })).statusCode).toBe(200);
+      });
+    });
+  });
+
+  describe('who the client is: X-Forwarded-For from trusted proxies only, IPv6 per /64', () => {
+    let t: TestApp;
+    let plain: TestApp;
+    const max = 100;
+    beforeAll(async () => {
+      const limits = { clientFailures: { max, windowSeconds: DAY } };
+      t = await createTestApp(kind, { configFile: { trustProxy: ['10.0.0.0/8'], limits }, lines: ALL_LINES });
+      plain = await createTestApp(kind, { configFile: { limits }, lines: ALL_LINES });
+    });
+    afterAll(async () => {
+      await t.close();
+      await plain.close();
+    });
+
+    const variant = VARIANTS[0];
+    /** An unknown key from `remoteAddress`: its answer's RateLimit-Remaining says which client was counted. */
+    const fail = (app: TestApp, remoteAddress: string, forwardedFor?: string) =>
+      app.app.inject({
+        ...details(variant, UNKNOWN_KEY),
+        remoteAddress,
+        headers: { 'x-api-key': UNKNOWN_KEY, ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) },
+      });
+    const remaining = (response: LightMyRequestResponse) => Number(response.headers['ratelimit-remaining']);
+
+    it('believes X-Forwarded-For from a trusted proxy: the client it names is counted', async () => {
+      expect(remaining(await fail(t, '10.1.2.3', '198.51.100.7'))).toBe(max - 1);
+      expect(remaining(await fail(t, '10.9.9.9', '198.51.100.7'))).toBe(max - 2);
+      // The nearest untrusted address is the client: what the client wrote before it is not believed.
+      expect(remaining(await fail(t, '10.1.2.3', '203.0.113.1, 198.51.100.7'))).toBe(max - 3);
+      expect(remaining(await fail(t, '10.1.2.3', '198.51.100.8'))).toBe(max - 1);
+      // The proxy's own address was never counted.
+      expect(remaining(await fail(t, '10.1.2.3'))).toBe(max - 1);
+    });
+
+    it('ignores X-Forwarded-For from anyone else', async () => {
+      expect(remaining(await fail(t, '192.0.2.44', '198.51.100.7'))).toBe(max - 1);
+      expect(remaining(await fail(t, '192.0.2.44', '198.51.100.9'))).toBe(max - 2);
+      expect(remaining(await fail(t, '198.51.100.9'))).toBe(max - 1);
+      // Without trustProxy, a proxy's header is ignored too.
+      expect(remaining(await fail(plain, '10.1.2.3', '198.51.100.7'))).toBe(max - 1);
+      expect(remaining(await fail(plain, '10.1.2.3', '198.51.100.8'))).toBe(max - 2);
+    });
+
+    it('counts IPv6 clients per /64, and an IPv4-mapped address as the IPv4 one', async () => {
+      expect(remaining(await fail(plain, '2001:db8:aa:bb::1'))).toBe(max - 1);
+      expect(remaining(await fail(plain, '2001:db8:aa:bb:ffff:ffff:ffff:fffe'))).toBe(max - 2);
+      expect(remaining(await fail(plain, '2001:db8:aa:bc::1'))).toBe(max - 1);
+      expect(remaining(await fail(plain, '192.0.2.77'))).toBe(max - 1);
+      expect(remaining(await fail(plain, '::ffff:192.0.2.77'))).toBe(max - 2);
+    });
+
+    it('a client past its budget is refused until the window ends, IPv6 neighbours in its /64 included', async () => {
+      const small = await createTestApp(kind, {
+        configFile: { limits: { clientFailures: { max: 2, windowSeconds: DAY } } },
+        lines: ALL_LINES,
+      });
+      try {
+        await fail(small, '2001:db8:cc::1');
+        await fail(small, '2001:db8:cc::2');
+        const refused = await small.app.inject({ ...details(variant), remoteAddress: '2001:db8:cc::3' });
+        expectError(refused, variant, 429, variant.messages.tooManyRequests);
+        expect((await small.app.inject({ ...details(variant), remoteAddress: '2001:db8:cd::1' })).statusCode).toBe(200);
+      } finally {
+        await small.close();
+      }
+    });
+  });
+});
+
+/** In each process, and (with TEST_REDIS_URL) shared through Redis under a prefix of the test's own. */
+const COUNTERS: readonly { name: string; env: () => Record<string, string> }[] = [
+  { name: 'in memory', env: () => ({}) },
+  ...(TEST_REDIS_URL
+    ? [
+        {
+          name: 'through Redis',
+          env: () => ({ REDIS_URL: TEST_REDIS_URL as string, REDIS_KEY_PREFIX: randomRedisPrefix() }),
+        },
+      ]
+    : []),
+];
+
+describe.each(COUNTERS)('RateLimit headers, exact on every endpoint ($name)', ({ env }) => {
+  const limits = {
+    clientFailures: { max: 4, windowSeconds: 60 },
+    keyClientFailures: { max: 3, windowSeconds: 600 },
+    keyRequests: { max: 9, windowSeconds: DAY },
+  };
+  let t: TestApp;
+  afterEach(async () => {
+    await t.close();
+  });
+  const open = async () => {
+    t = await createTestApp({ configFile: { limits }, lines: ALL_LINES, env: env() });
+    if (env().REDIS_URL) await logLine(t, SHARED);
+  };
+
+  describe.each(VARIANTS)('$lang', (variant) => {
+    it('a valid key: its request budget, on answers and refusals of every endpoint', async () => {
+      await open();
+      const from = (call: Call, remoteAddress = GUESSER): InjectOptions => ({ ...call, remoteAddress });
+      const keyBudget = { limit: 9, windowSeconds: DAY };
+      let remaining = 9;
+      for (const call of everyEndpoint(variant)) {
+        remaining -= 1;
+        await expectBudget(t, from(call), { status: 200, remaining, ...keyBudget });
+      }
+      // Failures with the key show the key's budget too, and take from it.
+      for (const call of [
+        validation(variant, 'NOT-A-CODE'),
+        {
+          method: 'GET' as const,
+          url: `${variant.base}/api/items/item?item_id=999`,
+          headers: { 'x-api-key': KEYS.alice },
+        },
+      ]) {
+        remaining -= 1;
+        await expectBudget(t, from(call), { status: 404, remaining, ...keyBudget });
+      }
+      // Bob's key has a budget of its own.
+      await expectBudget(t, from(details(variant, KEYS.bob)), { status: 200, remaining: 8, ...keyBudget });
+      for (const call of everyEndpoint(variant).slice(0, 3)) {
+        remaining -= 1;
+        await expectBudget(t, from(call, NEIGHBOUR), { status: 200, remaining, ...keyBudget });
+      }
+      expect(remaining).toBe(0);
+      for (const call of everyEndpoint(variant)) {
+        const refused = await expectBudget(t, from(call, NEIGHBOUR), {
+          status: 429,
+          remaining: 0,
+          retryAfter: true,
+          ...keyBudget,
+        });
+        expectError(refused, variant, 429, variant.messages.tooManyRequests);
+      }
+    });
+
+    it('a guesser with a valid key: past its key+client budget, 429 showing that budget', async () => {
+      await open();
+      for (let n = 0; n < 3; n += 1) {
+        await expectBudget(
+          t,
+          { ...validation(variant, `GUESS-${n}`), remoteAddress: GUESSER },
+          { status: 404, limit: 9, remaining: 8 - n, windowSeconds: DAY },
+        );
+      }
+      const refused = await expectBudget(
+        t,
+        { ...validation(variant, 'ALICE-REG-0001'), remoteAddress: GUESSER },
+        { status: 429, limit: 3, remaining: 0, windowSeconds: 600, retryAfter: true },
+      );
+      expectError(refused, variant, 429, variant.messages.tooManyRequests);
+    });
+
+    it('no valid key: the client’s failure budget, on 400, 401, 413, 415 and the 429 past it', async () => {
+      await open();
+      const clientBudget = { limit: 4, windowSeconds: 60 };
+      const noKey = { method: 'GET' as const, url: `${variant.base}/api/items/all`, remoteAddress: GUESSER };
+      // A 400 before any key is read spends nothing.
+      await expectBudget(t, noKey, { status: 400, remaining: 4, ...clientBudget });
+      await expectBudget(
+        t,
+        { ...details(variant, UNKNOWN_KEY), remoteAddress: GUESSER },
+        { status: 401, remaining: 3, ...clientBudget },
+      );
+      await expectBudget(
+        t,
+        {
+          ...validation(variant, 'X', UNKNOWN_KEY),
+          payload: 'x',
+          headers: { 'x-api-key': UNKNOWN_KEY, 'content-type': 'text/csv' },
+          remoteAddress: GUESSER,
+        },
+        { status: 415, remaining: 3, ...clientBudget },
+      );
+      await expectBudget(
+        t,
+        {
+          ...validation(variant, 'X', UNKNOWN_KEY),
+          payload: { purchase_code: 'x'.repeat(70 * 1024) },
+          remoteAddress: GUESSER,
+        },
+        { status: 413, remaining: 3, ...clientBudget },
+      );
+      for (let remaining = 2; remaining >= 0; remaining -= 1) {
+        await expectBudget(
+          t,
+          { ...validation(variant, 'ANY', UNKNOWN_KEY), remoteAddress: GUESSER },
+          { status: 401, remaining, ...clientBudget },
+        );
+      }
+      for (const call of everyEndpoint(variant)) {
+        await expectBudget(
+          t,
+          { ...call, remoteAddress: GUESSER },
+          {
+            status: 429,
+            remaining: 0,
+            retryAfter: true,
+            ...clientBudget,
+          },
+        );
+      }
+      // Another client still has its whole budget, and the key its own.
+      await expectBudget(
+        t,
+        { ...details(variant), remoteAddress: NEIGHBOUR },
+        { status: 200, limit: 9, remaining: 8, windowSeconds: DAY },
+      );
+    });
+  });
+});
+
+describe.runIf(TEST_REDIS_URL !== undefined)('two instances on one Redis enforce one budget', () => {
+  let a: TestApp;
+  let b: TestApp;
+  const limits = {
+    clientFailures: { max: 4, windowSeconds: DAY },
+    keyClientFailures: { max: 4, windowSeconds: DAY },
+    keyRequests: { max: 10, windowSeconds: DAY },
+  };
+  beforeAll(async () => {
+    const env = { REDIS_URL: TEST_REDIS_URL as string, REDIS_KEY_PREFIX: randomRedisPrefix() };
+    a = await createTestApp({ configFile: { limits }, lines: ALL_LINES, env });
+    b = await createTestApp({ configFile: { limits }, lines: ALL_LINES, env });
+    await Promise.all([logLine(a, SHARED), logLine(b, SHARED)]);
+  });
+  afterAll(async () => {
+    await a.close();
+    await b.close();
+  });
+  const variant = VARIANTS[0];
+  const guess = (app: TestApp, n: number) =>
+    app.app.inject({ ...validation(variant, `GUESS-${n}`), remoteAddress: GUESSER });
+
+  it('a guesser spreading its guesses over two instances is stopped at the shared budget', async () => {
+    expect((await guess(a, 1)).statusCode).toBe(404);
+    expect((await guess(b, 2)).statusCode).toBe(404);
+    expect((await guess(a, 3)).statusCode).toBe(404);
+    expect((await guess(b, 4)).statusCode).toBe(404);
+    // B saw the budget cross (its INCR answered 4): it refuses at once.
+    expectError(await guess(b, 5), variant, 429, variant.messages.tooManyRequests);
+    // A learns the shared total at its own next failure, then refuses too.
+    expect((await guess(a, 6)).statusCode).toBe(404);
+    expectError(await guess(a, 7), variant, 429, variant.messages.tooManyRequests);
+    // The neighbour with the same key is served by both.
+    for (const app of [a, b]) {
+      expect((await app.app.inject({ ...details(variant), remoteAddress: NEIGHBOUR })).statusCode).toBe(200);
+    }
+  });
+
+  it('unknown keys spread over two instances are stopped at the shared budget', async () => {
+    const client = '198.51.100.20';
+    const unknown = (app: TestApp) => app.app.inject({ ...details(variant, UNKNOWN_KEY), remoteAddress: client });
+    expect((await unknown(a)).headers['ratelimit-remaining']).toBe('3');
+    expect((await unknown(b)).headers['ratelimit-remaining']).toBe('2');
+    expect((await unknown(a)).headers['ratelimit-remaining']).toBe('1');
+    expect((await unknown(b)).headers['ratelimit-remaining']).toBe('0');
+    expectError(await unknown(b), variant, 429, variant.messages.tooManyRequests);
+  });
+
+  it('requests of one key are counted once across instances, in batches', async () => {
+    const call = { ...details(variant, KEYS.bob), remoteAddress: NEIGHBOUR };
+    for (let n = 1; n <= 6; n += 1)
+      expect((await a.app.inject(call)).headers['ratelimit-remaining']).toBe(String(10 - n));
+    await a.app.limits.flush();
+    // B has not sent a batch yet: it counts from what it knows, then learns the shared total.
+    expect((await b.app.inject(call)).headers['ratelimit-remaining']).toBe('9');
+    await b.app.limits.flush();
+    expect((await b.app.inject(call)).headers['ratelimit-remaining']).toBe('2');
+    expect((await b.app.inject(call)).headers['ratelimit-remaining']).toBe('1');
+    expect((await b.app.inject(call)).headers['ratelimit-remaining']).toBe('0');
+    expectError(await b.app.inject(call), variant, 429, variant.messages.tooManyRequests);
+  });
+});
+
+describe.runIf(TEST_REDIS_URL !== undefined)('Redis going away and coming back', () => {
+  let own: OwnRedis | undefined;
+  let t: TestApp | undefined;
+  afterAll(async () => {
+    await t?.close();
+    await own?.kill();
+  });
+
+  it('keeps answering while Redis is down (logged once), and shares the counters again once it is back', async () => {
+    const port = await freePort();
+    own = await startOwnRedis(port);
+    const prefix = randomRedisPrefix();
+    t = await createTestApp({ lines: ALL_LINES, env: { REDIS_URL: own.url, REDIS_KEY_PREFIX: prefix } });
+    const app = t;
+    await logLine(app, SHARED);
+    const variant = VARIANTS[0];
+    const answers = async () =>
+      Promise.all([
+        app.app.inject({ ...details(variant), remoteAddress: GUESSER }),
+        app.app.inject({ ...validation(variant, 'NO-SUCH-CODE'), remoteAddress: GUESSER }),
+        app.app.inject({ ...details(variant, UNKNOWN_KEY), remoteAddress: NEIGHBOUR }),
+      ]).then((responses) => responses.map((response) => response.statusCode));
+    expect(await answers()).toEqual([200, 404, 401]);
+
+    await own.kill();
+    await logLine(app, LOST);
+    for (let round = 0; round < 5; round += 1) expect(await answers()).toEqual([200, 404, 401]);
+    await app.app.limits.flush();
+    expect(countLines(app, LOST)).toBe(1);
+
+    own = await startOwnRedis(port);
+    await logLine(app, BACK);
+    expect(await answers()).toEqual([200, 404, 401]);
+    await app.app.limits.flush();
+    const redis = new Redis(own.url);
+    try {
+      // The new server started empty: what it holds was counted since it came back.
+      expect(await redis.get((await redis.keys(`${prefix}limits:clientFailures:${NEIGHBOUR}:*`))[0] as string)).toBe(
+        '1',
+      );
+      expect(await redis.get((await redis.keys(`${prefix}limits:keyRequests:alice:*`))[0] as string)).toBe('2');
+    } finally {
+      redis.disconnect();
+    }
+    expect(countLines(app, LOST)).toBe(1);
+    expect(countLines(app, BACK)).toBe(1);
+    expect(app.logs.join('')).not.toContain(own.url);
+  });
+});

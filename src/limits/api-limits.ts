@@ -77,7 +77,8 @@ export function createApiLimits(limits: Limits, config: LimitsConfig): ApiLimits
 
   return {
     admitClient(request, reply) {
-      const client = clientIdOf(request.ip);
+      // A socket already closed has no address left to read.
+      const client = clientIdOf(request.ip ?? 'unknown');
       request.limitsClient = client;
       const state = clientFailures.state(client);
       request.limitsState = state;

@@ -27,6 +27,10 @@ export async function freePort(): Promise<number> {
 export interface OwnRedis {
   readonly url: string;
   readonly port: number;
+  /** Freezes it (SIGSTOP): connections stay open, commands get no answer. */
+  pause(): void;
+  /** Lets it run again (SIGCONT). */
+  resume(): void;
   /** Kills it (SIGKILL) and resolves once it has exited. */
   kill(): Promise<void>;
 }
@@ -54,6 +58,8 @@ export async function startOwnRedis(port: number): Promise<OwnRedis> {
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
+    pause: () => child.kill('SIGSTOP'),
+    resume: () => child.kill('SIGCONT'),
     async kill() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;

@@ -445,4 +445,30 @@ describe.runIf(TEST_REDIS_URL !== undefined)('Redis going away and coming back',
     expect(countLines(app, BACK)).toBe(1);
     expect(app.logs.join('')).not.toContain(own.url);
   });
+
+  it('a Redis that stops answering holds no request: successes never ask it, failures give up after 250 ms', async () => {
+    const port = await freePort();
+    const frozen = await startOwnRedis(port);
+    const app = await createTestApp({
+      lines: ALL_LINES,
+      env: { REDIS_URL: frozen.url, REDIS_KEY_PREFIX: randomRedisPrefix() },
+    });
+    try {
+      await logLine(app, SHARED);
+      frozen.pause();
+      const variant = VARIANTS[1];
+      // The test's own timeout is what "hang" would hit: each answer must simply come.
+      for (let n = 0; n < 3; n += 1) {
+        expect((await app.app.inject({ ...details(variant), remoteAddress: GUESSER })).statusCode).toBe(200);
+        const failed = await app.app.inject({ ...validation(variant, `FROZEN-${n}`), remoteAddress: GUESSER });
+        expectError(failed, variant, 404, variant.messages.invalidPurchaseCode);
+        expect(failed.headers['ratelimit-remaining']).toBe(String(30_000 - 2 * (n + 1)));
+      }
+      await app.app.limits.flush();
+    } finally {
+      frozen.resume();
+      await app.close();
+      await frozen.kill();
+    }
+  });
 });

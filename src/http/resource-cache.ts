@@ -38,16 +38,21 @@ export const DEFAULT_CACHE_BUDGETS: CacheBudgets = {
   purchases: 8 * 1024 * 1024,
 };
 
+/**
+ * Unknown keys and missing items remembered, at most, in a cache of their own (see ResourceCache):
+ * each entry is a hash or a number, about 200 bytes with the LRU's bookkeeping, so each negative
+ * cache holds well under half a megabyte.
+ */
+export const NEGATIVE_CACHE_ENTRIES = 2_000;
+
 const ENTRY_OVERHEAD = 128;
 /** A purchase row in memory, object and strings, measured on the benchmark store (about 400 bytes) and rounded up. */
 const PURCHASE_ENTRY_SIZE = 512;
 const LIST_PAGE_SIZE = 500;
 /** Items per chunk of a streamed list: about 30 KB of text. */
 const STREAM_CHUNK_ITEMS = 50;
-function sizeOfEntry<Entry extends { readonly json: readonly (Buffer | undefined)[] }>(entry: Entry | false): number {
-  return entry === false
-    ? ENTRY_OVERHEAD
-    : entry.json.reduce((size, json) => size + (json?.length ?? 0), ENTRY_OVERHEAD);
+function sizeOfEntry<Entry extends { readonly json: readonly (Buffer | undefined)[] }>(entry: Entry): number {
+  return entry.json.reduce((size, json) => size + (json?.length ?? 0), ENTRY_OVERHEAD);
 }
 
 /** The entry with `json` as its text in `variant`, the other variants' texts kept. */
@@ -68,6 +73,16 @@ function withJson<Entry extends { readonly json: readonly (Buffer | undefined)[]
  * whenever the store says another writer changed it (asked once per request, by `refresh`), so no
  * answer is ever staler than the store.
  *
+ * Each clearing starts a new generation. A lookup notes the generation before it asks the store
+ * and keeps what it read only if no clearing happened meanwhile: a read that began before a change
+ * (a key rotated, an account suspended, a code refunded) and lands after the change was heard
+ * would otherwise put the old row back, to be served until some unrelated write cleared it again.
+ *
+ * Unknown keys and missing item ids are remembered apart, in small caches bounded by entry count
+ * (NEGATIVE_CACHE_ENTRIES): a key rotated away but still shipped in a seller's old software keeps
+ * calling, and each call would cost a store query; yet a flood of random keys or ids only churns
+ * those caches and never pushes a real account or item out.
+ *
  * Purchases: a store holds far more than memory should, but one code is validated again and again
  * (every install, every licence check of the buyer's copy), so the recent ones are kept. Only
  * found purchases are: codes that do not exist are what a guesser sends, and must not push out
@@ -79,11 +94,15 @@ function withJson<Entry extends { readonly json: readonly (Buffer | undefined)[]
  * collections (measured on the benchmark's whole-store validation: about 30 MB less at the peak).
  */
 export class ResourceCache {
-  private readonly accounts: LRUCache<string, CachedAccount | false>;
-  private readonly items: LRUCache<number, CachedItem | false>;
+  private readonly accounts: LRUCache<string, CachedAccount>;
+  private readonly unknownKeys = new LRUCache<string, true>({ max: NEGATIVE_CACHE_ENTRIES });
+  private readonly items: LRUCache<number, CachedItem>;
+  private readonly missingItems = new LRUCache<number, true>({ max: NEGATIVE_CACHE_ENTRIES });
   private readonly itemLists: LRUCache<string, Buffer | false>;
   private readonly purchases: LRUCache<string, PurchaseRow>;
   private readonly keyHashPrefix = randomBytes(32).toString('hex');
+  /** Counts the clearings: what a lookup read is kept only if none happened while it waited. */
+  private generation = 0;
 
   /** `digestOf` gives an API key's digest, the store's index for it (see authenticate). */
   constructor(
@@ -93,7 +112,9 @@ export class ResourceCache {
   ) {
     this.accounts = new LRUCache({ maxSize: budgets.accounts, sizeCalculation: sizeOfEntry<CachedAccount> });
     this.items = new LRUCache({ maxSize: budgets.items, sizeCalculation: sizeOfEntry<CachedItem> });
-    // A list larger than a tenth of the budget is not kept: one big seller must not push out everyone.
+    // Only lists shorter than one page of the store's query are kept whole (longer ones are
+    // streamed, never cached), and one larger than a tenth of the budget is not kept either: one
+    // big seller must not push out everyone.
     this.itemLists = new LRUCache({
       maxSize: budgets.itemLists,
       maxEntrySize: Math.floor(budgets.itemLists / 10),
@@ -105,8 +126,11 @@ export class ResourceCache {
   /** Drops everything if the store was changed elsewhere since the last call. */
   refresh(): void {
     if (this.store.changedSinceLastCheck()) {
+      this.generation++;
       this.accounts.clear();
+      this.unknownKeys.clear();
       this.items.clear();
+      this.missingItems.clear();
       this.itemLists.clear();
       this.purchases.clear();
     }
@@ -123,34 +147,46 @@ export class ResourceCache {
    */
   async account(apiKey: string, variant?: VariantRuntime): Promise<CachedAccount | undefined> {
     const keyHash = hash('sha256', `${this.keyHashPrefix}${apiKey}`, 'base64');
-    let entry = this.accounts.get(keyHash);
-    if (entry === undefined || (entry && variant && !entry.json[variant.index])) {
-      const row = await this.store.accountByKeyDigest(this.digestOf(apiKey));
-      entry = row ? this.cachedAccount(keyHash, row, variant) : false;
-      this.accounts.set(keyHash, entry);
+    const entry = this.accounts.get(keyHash);
+    if (entry && (!variant || entry.json[variant.index])) return entry;
+    if (entry === undefined && this.unknownKeys.has(keyHash)) return undefined;
+    const generation = this.generation;
+    const row = await this.store.accountByKeyDigest(this.digestOf(apiKey));
+    const current = generation === this.generation;
+    if (!row) {
+      if (current) this.unknownKeys.set(keyHash, true);
+      return undefined;
     }
-    return entry || undefined;
+    const found = this.cachedAccount(current ? this.accounts.get(keyHash) : undefined, row, variant);
+    if (current) this.accounts.set(keyHash, found);
+    return found;
   }
 
   /** The purchase with this code key (see purchaseCodeKey). */
   async purchase(codeKey: string): Promise<PurchaseRow | undefined> {
-    let purchase = this.purchases.get(codeKey);
-    if (purchase === undefined) {
-      purchase = await this.store.purchase(codeKey);
-      if (purchase) this.purchases.set(codeKey, purchase);
-    }
+    const cached = this.purchases.get(codeKey);
+    if (cached !== undefined) return cached;
+    const generation = this.generation;
+    const purchase = await this.store.purchase(codeKey);
+    if (purchase && generation === this.generation) this.purchases.set(codeKey, purchase);
     return purchase;
   }
 
   /** The item with this id, its JSON in `variant` included. */
   async item(id: number, variant: VariantRuntime): Promise<CachedItem | undefined> {
-    let entry = this.items.get(id);
-    if (entry === undefined || (entry && !entry.json[variant.index])) {
-      const row = await this.store.item(id);
-      entry = row ? this.cachedItem(row, variant) : false;
-      this.items.set(id, entry);
+    const entry = this.items.get(id);
+    if (entry?.json[variant.index]) return entry;
+    if (entry === undefined && this.missingItems.has(id)) return undefined;
+    const generation = this.generation;
+    const row = await this.store.item(id);
+    const current = generation === this.generation;
+    if (!row) {
+      if (current) this.missingItems.set(id, true);
+      return undefined;
     }
-    return entry || undefined;
+    const found = this.cachedItem(current ? this.items.get(id) : undefined, row, variant);
+    if (current) this.items.set(id, found);
+    return found;
   }
 
   /**
@@ -163,10 +199,11 @@ export class ResourceCache {
     const key = `${variant.index}\u0000${username}`;
     const cached = this.itemLists.get(key);
     if (cached !== undefined) return cached || undefined;
+    const generation = this.generation;
     const first = await this.store.approvedItemsPage(username, Number.MAX_SAFE_INTEGER, LIST_PAGE_SIZE);
     if (first.length < LIST_PAGE_SIZE) {
       const json = first.length === 0 ? false : keptBytes(`[${this.serializeItems(first, variant)}]`);
-      this.itemLists.set(key, json);
+      if (generation === this.generation) this.itemLists.set(key, json);
       return json || undefined;
     }
     return this.streamItems(username, variant, first);
@@ -192,15 +229,18 @@ export class ResourceCache {
     return items.map((item) => `${item.head}${serializeItemTail(item, variant.config)}`).join(',');
   }
 
-  /** The entry for this row, with its JSON in `variant` added to what the cache held. */
-  private cachedAccount(keyHash: string, row: AccountRow, variant: VariantRuntime | undefined): CachedAccount {
-    // What the cache holds was read from this same version of the store (any change clears it).
-    const entry = this.accounts.get(keyHash) || { username: row.username, status: row.status, json: [] };
+  /**
+   * The entry for this row, with its JSON in `variant` added to `held`: what the cache holds for
+   * it, read from this same version of the store (it is given only when no clearing happened
+   * since the row was read).
+   */
+  private cachedAccount(held: CachedAccount | undefined, row: AccountRow, variant: VariantRuntime | undefined) {
+    const entry = held ?? { username: row.username, status: row.status, json: [] };
     return variant ? withJson(entry, variant, keptBytes(serializeAccount(row, variant.config))) : entry;
   }
 
-  private cachedItem(row: ItemRow, variant: VariantRuntime): CachedItem {
-    const entry = this.items.get(row.id) || {
+  private cachedItem(held: CachedItem | undefined, row: ItemRow, variant: VariantRuntime): CachedItem {
+    const entry = held ?? {
       account: row.account,
       status: row.status,
       supported: row.supported === 1,

@@ -38,6 +38,8 @@ export interface TestAppOptions {
   readonly lines?: readonly (string | object)[];
   /** More environment for loadConfig, such as REDIS_URL. */
   readonly env?: Readonly<Record<string, string>>;
+  /** What the app is given instead of the store (a wrapper over it); `store` stays the real one. */
+  readonly wrapStore?: (store: Store) => Store;
 }
 
 /**
@@ -71,7 +73,7 @@ export async function createTestApp(
     },
   });
   const logger = createLogger(options.logLevel ?? 'trace', sink);
-  const app = await buildApp({ config, store, keys, logger });
+  const app = await buildApp({ config, store: options.wrapStore?.(store) ?? store, keys, logger });
   const importLines = async (lines: readonly (string | object)[]) => {
     const text = lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n');
     const result = await importNdjson(store, keys, Readable.from([text]));

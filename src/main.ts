@@ -74,6 +74,8 @@ async function serve(config: Config, logger: Logger, loadDemo: boolean): Promise
  * of them stopped cleanly.
  */
 async function supervise(config: Config, logger: Logger): Promise<void> {
+  // Made (or checked) once here: a bad secret file stops the start with one message, not one per worker.
+  loadKeyMaterial(config);
   // Opening the store migrates it: done once here, before any worker opens it.
   const store = await openStore(config.store);
   let demoKey: string | undefined;

@@ -128,8 +128,18 @@ export interface VariantConfig {
   readonly rate: Rate;
 }
 
-/** Where the store is. A PostgreSQL store also says how many connections each process may open. */
-export type StoreLocation = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; poolSize: number };
+/** How long the serving process waits on PostgreSQL before it answers 503. */
+export interface PostgresTimeouts {
+  /** Longest a statement may run (the server's statement_timeout; the client gives up a second later). */
+  readonly statementTimeoutMs: number;
+  /** Longest a query waits for a connection: a new one, or a free one of a full pool. */
+  readonly connectTimeoutMs: number;
+}
+
+/** Where the store is. A PostgreSQL store also says how many connections each process may open, and how long it waits. */
+export type StoreLocation =
+  | { kind: 'sqlite'; path: string }
+  | ({ kind: 'postgres'; url: string; poolSize: number } & PostgresTimeouts);
 
 export interface Config {
   readonly storeCurrency: string;
@@ -163,6 +173,7 @@ export class ConfigError extends Error {
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/marketplace.db';
 export const DEFAULT_POOL_SIZE = 10;
+export const DEFAULT_POSTGRES_TIMEOUTS: PostgresTimeouts = { statementTimeoutMs: 5_000, connectTimeoutMs: 3_000 };
 const MAX_POOL_SIZE = 1000;
 const MAX_WORKERS = 256;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -195,14 +206,15 @@ function wholeNumber(env: Env, name: string, fallback: number, min: number, max:
   return fallback;
 }
 
-function parseStore(url: string, poolSize: number): StoreLocation | string {
+function parseStore(url: string, poolSize: number, timeouts: PostgresTimeouts): StoreLocation | string {
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     return path
       ? { kind: 'sqlite', path }
       : 'DATABASE_URL: sqlite: needs a file path, such as sqlite:./data/marketplace.db';
   }
-  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return { kind: 'postgres', url, poolSize };
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://'))
+    return { kind: 'postgres', url, poolSize, ...timeouts };
   return 'DATABASE_URL: must be sqlite:<path> or postgres://...';
 }
 
@@ -317,7 +329,25 @@ export function loadConfig(env: Env = process.env): Config {
 
   const databaseUrl = env.DATABASE_URL?.trim() || DEFAULT_DATABASE_URL;
   const poolSize = wholeNumber(env, 'DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 1, MAX_POOL_SIZE, problems);
-  const store = parseStore(databaseUrl, poolSize);
+  const timeouts: PostgresTimeouts = {
+    statementTimeoutMs: wholeNumber(
+      env,
+      'DATABASE_STATEMENT_TIMEOUT_MS',
+      DEFAULT_POSTGRES_TIMEOUTS.statementTimeoutMs,
+      100,
+      600_000,
+      problems,
+    ),
+    connectTimeoutMs: wholeNumber(
+      env,
+      'DATABASE_CONNECT_TIMEOUT_MS',
+      DEFAULT_POSTGRES_TIMEOUTS.connectTimeoutMs,
+      100,
+      60_000,
+      problems,
+    ),
+  };
+  const store = parseStore(databaseUrl, poolSize, timeouts);
   if (typeof store === 'string') problems.push(store);
 
   const port = Number(env.PORT ?? '8080');

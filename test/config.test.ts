@@ -117,6 +117,8 @@ describe('scale-out settings (issue 3)', () => {
       kind: 'postgres',
       url: 'postgres://db.example.com/market',
       poolSize: 10,
+      statementTimeoutMs: 5000,
+      connectTimeoutMs: 3000,
     });
     const config = loadConfig({
       DATABASE_URL: 'postgresql://db.example.com/market',
@@ -125,7 +127,13 @@ describe('scale-out settings (issue 3)', () => {
       ...secret,
     });
     expect([config.store, config.workers]).toEqual([
-      { kind: 'postgres', url: 'postgresql://db.example.com/market', poolSize: 25 },
+      {
+        kind: 'postgres',
+        url: 'postgresql://db.example.com/market',
+        poolSize: 25,
+        statementTimeoutMs: 5000,
+        connectTimeoutMs: 3000,
+      },
       4,
     ]);
     expect(loadConfig({}).workers).toBe(1);
@@ -210,6 +218,34 @@ describe('loadConfig: trustProxy, limits and REDIS_URL', () => {
       'trustProxy[1]: "10.0.0.0/33" is not a valid CIDR (such as 10.0.0.0/8 or 2001:db8::/32)',
       'trustProxy[2]: "proxy.local" is not an IP address, a CIDR, or loopback/linklocal/uniquelocal',
       'REDIS_URL: must be a redis:// or rediss:// URL',
+    ]);
+  });
+});
+
+describe('PostgreSQL timeouts (issue 10)', () => {
+  const secret = { SECRET_KEY: 'x'.repeat(32) };
+
+  it('takes the statement and connection timeouts from the environment', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://db.example.com/market',
+      DATABASE_STATEMENT_TIMEOUT_MS: '250',
+      DATABASE_CONNECT_TIMEOUT_MS: '1500',
+      ...secret,
+    });
+    expect(config.store).toMatchObject({ kind: 'postgres', statementTimeoutMs: 250, connectTimeoutMs: 1500 });
+  });
+
+  it('refuses timeouts that are not whole numbers in range', () => {
+    expect(
+      problemsOf({
+        DATABASE_URL: 'postgres://db.example.com/market',
+        DATABASE_STATEMENT_TIMEOUT_MS: '0',
+        DATABASE_CONNECT_TIMEOUT_MS: '2s',
+        ...secret,
+      }),
+    ).toEqual([
+      'DATABASE_STATEMENT_TIMEOUT_MS: must be a whole number from 100 to 600000',
+      'DATABASE_CONNECT_TIMEOUT_MS: must be a whole number from 100 to 60000',
     ]);
   });
 });

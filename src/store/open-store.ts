@@ -9,6 +9,6 @@ export async function openStore(location: StoreLocation): Promise<Store> {
     case 'sqlite':
       return openSqliteStore(location.path);
     case 'postgres':
-      return openPostgresStore(location.url, { poolSize: location.poolSize });
+      return openPostgresStore(location.url, location);
   }
 }

@@ -17,6 +17,8 @@ export async function runPostgresImport<T>(pool: pg.Pool, work: (session: Import
   try {
     await client.query('BEGIN');
     try {
+      // An import's statements write thousands of rows each: the serving pool's statement timeout is not for them.
+      await client.query('SET LOCAL statement_timeout = 0');
       await client.query('SELECT pg_advisory_xact_lock($1)', [IMPORT_LOCK]);
       const result = await work(new PostgresImportSession(client));
       await client.query('COMMIT');

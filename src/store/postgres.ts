@@ -1,6 +1,7 @@
 import { userInfo } from 'node:os';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { DEFAULT_POSTGRES_TIMEOUTS, type PostgresTimeouts } from '../config.js';
 import type { Database } from './database.js';
 import { KyselyStore, migrateToLatest } from './kysely-store.js';
 import { listenForChanges } from './postgres-changes.js';
@@ -8,14 +9,18 @@ import { runPostgresImport } from './postgres-import.js';
 import type { QueryRunner } from './query-runner.js';
 import type { Store } from './store.js';
 
-export interface PostgresStoreOptions {
+export interface PostgresStoreOptions extends Partial<PostgresTimeouts> {
   /** Connections the store's pool may open (the change listener holds one more of its own). */
   readonly poolSize: number;
 }
 
-/** How long a query waits for a connection (a new one, or a free one of a full pool) before the store is unavailable. */
-const CONNECT_TIMEOUT_MS = 5_000;
 const IDLE_TIMEOUT_MS = 30_000;
+/**
+ * How much longer than the statement timeout the client waits for an answer before it gives up on
+ * the connection itself: the server cancels a slow statement on its own, so only a server or a
+ * network that no longer answers at all gets this far.
+ */
+const READ_TIMEOUT_MARGIN_MS = 1_000;
 
 const INT8_OID = 20;
 /**
@@ -46,20 +51,37 @@ export function withDefaultUser(url: string): string {
   return parsed.href;
 }
 
-/** Settings every connection of the service uses, pooled or not. */
-export function clientConfig(url: string, role: string): pg.ClientConfig {
+/**
+ * Settings every connection of the service uses, pooled or not. `connectTimeoutMs` bounds how long
+ * a query waits for a connection (a new one, or a free one of a full pool) before the store is
+ * unavailable.
+ */
+export function clientConfig(
+  url: string,
+  role: string,
+  connectTimeoutMs = DEFAULT_POSTGRES_TIMEOUTS.connectTimeoutMs,
+): pg.ClientConfig {
   return {
     connectionString: withDefaultUser(url),
     types: TYPES,
     keepAlive: true,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    connectionTimeoutMillis: connectTimeoutMs,
     application_name: `marketplace-api:${role}`,
   };
 }
 
-/** A pool over `url` whose idle connections may die without taking the process down. */
-export function createPostgresPool(url: string, size: number): pg.Pool {
-  const pool = new pg.Pool({ ...clientConfig(url, 'pool'), max: size, idleTimeoutMillis: IDLE_TIMEOUT_MS });
+/**
+ * A pool over `url` whose idle connections may die without taking the process down. With a
+ * `statementTimeoutMs`, every statement on its connections is cancelled by the server past it
+ * (an import lifts it for its own transaction); without, statements run as long as they take.
+ */
+export function createPostgresPool(url: string, size: number, timeouts: Partial<PostgresTimeouts> = {}): pg.Pool {
+  const pool = new pg.Pool({
+    ...clientConfig(url, 'pool', timeouts.connectTimeoutMs),
+    ...(timeouts.statementTimeoutMs ? { statement_timeout: timeouts.statementTimeoutMs } : {}),
+    max: size,
+    idleTimeoutMillis: IDLE_TIMEOUT_MS,
+  });
   // An idle connection that breaks (server restart) is dropped by the pool; the next query gets a new one.
   pool.on('error', () => {});
   return pool;
@@ -76,11 +98,14 @@ const NETWORK_CODES = new Set([
   'EHOSTUNREACH',
   'ENETUNREACH',
 ]);
-/** SQLSTATEs of a server that is going away, starting, or full: 57P01-03 shutdown/startup, 53300 too many connections. */
-const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300']);
-/** What pg and pg-pool say, without a code, when a connection is gone or cannot be had in time. */
+/**
+ * SQLSTATEs of a server that is going away, starting, full or too slow: 57P01-03 shutdown/startup,
+ * 53300 too many connections, 57014 a statement cancelled (by statement_timeout).
+ */
+const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300', '57014']);
+/** What pg and pg-pool say, without a code, when a connection is gone, silent, or cannot be had in time. */
 const UNAVAILABLE_MESSAGES =
-  /^(timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|Client was closed|Cannot use a pool after calling end)/;
+  /^(timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|Client was closed|Cannot use a pool after calling end|Query read timeout)/;
 
 /** True for errors that mean PostgreSQL cannot be used right now (answered with 503), rather than a bad query. */
 export function isPostgresUnavailable(error: unknown, depth = 0): boolean {
@@ -99,9 +124,10 @@ export function isPostgresUnavailable(error: unknown, depth = 0): boolean {
 
 /**
  * Runs each compiled query as a named prepared statement: PostgreSQL parses and plans it once
- * per connection, and each call sends only the values.
+ * per connection, and each call sends only the values. With `readTimeoutMs`, a query that gets no
+ * answer in that time fails (and its connection is dropped by the pool).
  */
-export function createPostgresRunner(pool: pg.Pool): QueryRunner {
+export function createPostgresRunner(pool: pg.Pool, readTimeoutMs?: number): QueryRunner {
   const names = new Map<string, string>();
   const nameOf = (sql: string) => {
     let name = names.get(sql);
@@ -112,11 +138,14 @@ export function createPostgresRunner(pool: pg.Pool): QueryRunner {
     return name;
   };
   const run = async <R>(sql: string, parameters: readonly unknown[]) => {
-    const result = await pool.query<R & pg.QueryResultRow>({
+    // pg reads query_timeout per query, though its types do not list it.
+    const query: pg.QueryConfig & { query_timeout?: number } = {
       name: nameOf(sql),
       text: sql,
       values: parameters as unknown[],
-    });
+      query_timeout: readTimeoutMs,
+    };
+    const result = await pool.query<R & pg.QueryResultRow>(query);
     return result.rows as R[];
   };
   return {
@@ -161,30 +190,49 @@ END
 $step$`);
 }
 
-/**
- * Opens the PostgreSQL store at `url`: a pool of `poolSize` connections, the shared migrations,
- * the change trigger, and one listening connection of its own for changes made elsewhere.
- */
-export async function openPostgresStore(url: string, options: PostgresStoreOptions): Promise<Store> {
-  const pool = createPostgresPool(url, options.poolSize);
+/** Kysely ends the pool only if it ever used it itself (reads go to the pool directly). */
+async function closePool(db: Kysely<Database>, pool: pg.Pool): Promise<void> {
+  await db.destroy();
+  if (!pool.ended) await pool.end();
+}
+
+/** The migrations and the change trigger, on a connection of their own with no statement timeout (an index on a big table takes its time). */
+async function prepareSchema(url: string, connectTimeoutMs: number | undefined): Promise<void> {
+  const pool = createPostgresPool(url, 1, { connectTimeoutMs });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   try {
     await migrateToLatest(db);
     await installChangeTrigger(pool);
-    const changes = await listenForChanges(clientConfig(url, 'listen'), CHANGE_CHANNEL);
+  } finally {
+    await db.destroy();
+  }
+}
+
+/**
+ * Opens the PostgreSQL store at `url`: the shared migrations, the change trigger, a pool of
+ * `poolSize` connections whose statements are bounded by `statementTimeoutMs`, and one listening
+ * connection of its own for changes made elsewhere.
+ */
+export async function openPostgresStore(url: string, options: PostgresStoreOptions): Promise<Store> {
+  await prepareSchema(url, options.connectTimeoutMs);
+  const pool = createPostgresPool(url, options.poolSize, options);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const readTimeoutMs = options.statementTimeoutMs && options.statementTimeoutMs + READ_TIMEOUT_MARGIN_MS;
+  try {
+    const changes = await listenForChanges(clientConfig(url, 'listen', options.connectTimeoutMs), CHANGE_CHANNEL);
     return new KyselyStore(db, {
       dialect: 'postgres',
-      runner: createPostgresRunner(pool),
+      runner: createPostgresRunner(pool, readTimeoutMs),
       isUnavailable: isPostgresUnavailable,
       changedSinceLastCheck: () => changes.changedSinceLastCheck(),
       runImport: (_db, work) => runPostgresImport(pool, work),
       async close() {
         await changes.close();
-        await db.destroy();
+        await closePool(db, pool);
       },
     });
   } catch (error) {
-    await db.destroy();
+    await closePool(db, pool);
     throw error;
   }
 }

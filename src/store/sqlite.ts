@@ -1,10 +1,11 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { type CompiledQuery, Kysely, SqliteDialect } from 'kysely';
 import type { Database } from './database.js';
 import { KyselyStore, migrateToLatest } from './kysely-store.js';
 import type { QueryRunner } from './query-runner.js';
+import { SqliteFileStore } from './sqlite-file-store.js';
 import { runSqliteImport } from './sqlite-import.js';
 import { ReadSnapshot } from './sqlite-read-snapshot.js';
 import type { Store } from './store.js';
@@ -22,6 +23,13 @@ function isUnavailable(error: unknown): boolean {
 
 /** How stale, at most, an answer may be after another process changed the store (see below). */
 export const CHANGE_CHECK_INTERVAL_MS = 5;
+/**
+ * How long a statement waits for a lock another connection holds before it fails (and the request
+ * answers 503). better-sqlite3 waits synchronously, holding the event loop and every other
+ * request: kept short. Readers never wait in WAL mode; only this connection's writes (a key
+ * rotation) can. An import writes on a connection of its own, which waits longer.
+ */
+export const BUSY_TIMEOUT_MS = 200;
 
 /**
  * A function that makes one row object out of better-sqlite3's raw values. An object literal of
@@ -66,15 +74,26 @@ function createSqliteRunner(sqlite: BetterSqlite3.Database, snapshot: ReadSnapsh
   };
 }
 
-/** Opens (creating when needed) and migrates the SQLite store at `path`. */
+/**
+ * Opens (creating when needed) and migrates the SQLite store at `path`. A store in a file watches
+ * that the file is still there (see SqliteFileStore): answers 503 while it is gone, and opens it
+ * again once it is put back.
+ */
 export async function openSqliteStore(path: string): Promise<Store> {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const sqlite = new BetterSqlite3(path);
+  if (path === ':memory:') return connectSqlite(path, true);
+  mkdirSync(dirname(path), { recursive: true });
+  const store = await connectSqlite(path, true);
+  return new SqliteFileStore(path, store, statSync(path), () => connectSqlite(path, false));
+}
+
+/** One connection to the file at `path` (made when `create`), migrated, as a store. */
+async function connectSqlite(path: string, create: boolean): Promise<Store> {
+  const sqlite = new BetterSqlite3(path, { fileMustExist: !create });
   // WAL lets readers go on while an import writes; NORMAL sync is safe with WAL and much faster.
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   // A bounded page cache of its own, and no memory map: mapped pages would count against the
   // process's memory, and the OS page cache serves the rest of the file nearly as fast.
   sqlite.pragma('cache_size = -8192');

@@ -74,10 +74,38 @@ export class ImportRowRejectedError extends Error {
   }
 }
 
-/** Thrown by a store when it cannot be reached or used right now (answered with 503). */
+/**
+ * What a log may say of why the store is unavailable: the driver's error code and its first line,
+ * cut short. Never the driver's error itself, whose stack, query text or file names would go with it.
+ */
+export interface UnavailableReason {
+  readonly code: string | undefined;
+  readonly message: string;
+}
+
+const MAX_REASON_LENGTH = 120;
+
+/** The code and the first line of an error's message (of its cause when it has neither). */
+export function unavailableReason(error: unknown, depth = 0): UnavailableReason {
+  if (!(error instanceof Error)) return { code: undefined, message: 'unknown error' };
+  const code = (error as { code?: unknown }).code;
+  const message = error.message.split('\n', 1)[0]?.slice(0, MAX_REASON_LENGTH) ?? '';
+  if (typeof code !== 'string' && message === '' && error.cause !== undefined && depth < 4) {
+    return unavailableReason(error.cause, depth + 1);
+  }
+  return { code: typeof code === 'string' ? code : undefined, message: message || error.name };
+}
+
+/**
+ * Thrown by a store when it cannot be reached or used right now (answered with 503). Its `cause`
+ * is only an UnavailableReason: the HTTP layer logs the cause at error level, and such a line
+ * must carry no SQL, no file path and no key.
+ */
 export class StoreUnavailableError extends Error {
+  declare readonly cause: UnavailableReason;
+
   constructor(options?: ErrorOptions) {
-    super('store unavailable', options);
+    super('store unavailable', { cause: unavailableReason(options?.cause) });
     this.name = 'StoreUnavailableError';
   }
 }

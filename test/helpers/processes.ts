@@ -86,6 +86,8 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   const settings = [
     'DATABASE_URL',
     'DATABASE_POOL_SIZE',
+    'DATABASE_STATEMENT_TIMEOUT_MS',
+    'DATABASE_CONNECT_TIMEOUT_MS',
     'MARKETPLACE_CONFIG',
     'SECRET_KEY',
     'HOST',

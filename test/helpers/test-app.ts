@@ -38,6 +38,8 @@ export interface TestAppOptions {
   readonly lines?: readonly (string | object)[];
   /** More environment for loadConfig, such as REDIS_URL. */
   readonly env?: Readonly<Record<string, string>>;
+  /** Rewrites the environment the app's config is read from (a store URL through a proxy, say). */
+  readonly rewriteEnv?: (env: Readonly<Record<string, string>>) => Record<string, string>;
   /** What the app is given instead of the store (a wrapper over it); `store` stays the real one. */
   readonly wrapStore?: (store: Store) => Store;
 }
@@ -57,7 +59,8 @@ export async function createTestApp(
     typeof kindOrOptions === 'string' ? [kindOrOptions, maybeOptions] : ['sqlite' as const, kindOrOptions];
   const database = await createTestDatabase(kind);
   const dir = database.dir;
-  const env: Record<string, string> = { ...database.env, ...options.env };
+  const given: Record<string, string> = { ...database.env, ...options.env };
+  const env: Record<string, string> = options.rewriteEnv ? options.rewriteEnv(given) : given;
   if (options.configFile) {
     env.MARKETPLACE_CONFIG = join(dir, 'config.json');
     writeFileSync(env.MARKETPLACE_CONFIG, JSON.stringify(options.configFile));

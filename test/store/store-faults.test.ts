@@ -1,0 +1,364 @@
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import BetterSqlite3 from 'better-sqlite3';
+import type { LightMyRequestResponse } from 'fastify';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withDefaultUser } from '../../src/store/postgres.js';
+import { BUSY_TIMEOUT_MS } from '../../src/store/sqlite.js';
+import { StoreUnavailableError } from '../../src/store/store.js';
+import { createTestApp, TEST_STORES, type TestApp, VARIANTS } from '../helpers/test-app.js';
+import { TEST_POSTGRES_URL } from '../helpers/test-database.js';
+import { expectError } from '../http/http-assertions.js';
+
+/**
+ * The store failing under a running app, for real: the SQLite file locked by another writer or
+ * taken away, PostgreSQL's connections terminated, its statements too slow, the server out of
+ * reach. The API answers 503 in the contract's envelope within a bounded time, and by itself again
+ * once the fault ends; no error-level log line carries SQL, a path or a key.
+ */
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const [EN] = VARIANTS;
+const keyOf = (n: number) => `fault-key-${n}-0123456789abcdef`;
+const account = (n: number) => ({
+  type: 'account',
+  username: `seller${n}`,
+  email: `seller${n}@example.com`,
+  api_key: keyOf(n),
+  registered_at: '2024-01-01T00:00:00Z',
+});
+/** Enough accounts that each case can ask for one no cache holds yet. */
+const ACCOUNTS = Array.from({ length: 12 }, (_, n) => account(n));
+
+const details = (t: TestApp, key: string) =>
+  t.app.inject({ url: '/api/account/details', headers: { 'x-api-key': key } });
+
+/** A timed answer. */
+async function timed(ask: () => Promise<LightMyRequestResponse>): Promise<[LightMyRequestResponse, number]> {
+  const start = performance.now();
+  const response = await ask();
+  return [response, performance.now() - start];
+}
+
+/**
+ * Asks until `done` holds of the answer, each answer being a 200 or the exact 503; fails past
+ * `deadlineMs`. The fault (or its end) is noticed by requests themselves, so requests are the wait.
+ */
+async function until(
+  ask: () => Promise<LightMyRequestResponse>,
+  done: (response: LightMyRequestResponse) => boolean,
+  deadlineMs = 5_000,
+): Promise<LightMyRequestResponse> {
+  const deadline = performance.now() + deadlineMs;
+  for (;;) {
+    const response = await ask();
+    if (done(response)) return response;
+    if (response.statusCode !== 200) expectError(response, EN, 503, EN.messages.serviceUnavailable);
+    if (performance.now() > deadline) throw new Error(`still ${response.statusCode} after ${deadlineMs} ms`);
+    // Lets timers and sockets run between two requests.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** How late a 10 ms timer fires. */
+const timerLag = () =>
+  new Promise<number>((resolve) => {
+    const start = performance.now();
+    setTimeout(() => resolve(performance.now() - start - 10), 10);
+  });
+
+const is503 = (response: LightMyRequestResponse) => response.statusCode === 503;
+const is200 = (response: LightMyRequestResponse) => response.statusCode === 200;
+
+/** The app's error-level lines: some there are, and none tells SQL, a path, a key or a stack. */
+function expectCleanErrorLines(t: TestApp, secrets: readonly string[]): void {
+  const errors = t.logs.map((line) => JSON.parse(line) as { level: number }).filter((line) => line.level >= 50);
+  expect(errors.length).toBeGreaterThan(0);
+  for (const line of errors) {
+    const text = JSON.stringify(line);
+    expect(text).not.toMatch(/\b(select|insert|update|delete)\b/i);
+    expect(text).not.toContain(ROOT);
+    expect(text).not.toContain(t.dir);
+    expect(text).not.toMatch(/"stack":"[^"]/);
+    for (const secret of secrets) expect(text).not.toContain(secret);
+  }
+}
+
+describe('faults of an SQLite store', () => {
+  let t: TestApp;
+  let path: string;
+  const backup = join(mkdtempSync(join(tmpdir(), 'marketplace-backup-')), 'backup.db');
+
+  beforeAll(async () => {
+    t = await createTestApp('sqlite', { lines: ACCOUNTS, logLevel: 'warn' });
+    path = (t.config.store as { path: string }).path;
+    const copier = new BetterSqlite3(path);
+    copier.exec(`VACUUM INTO '${backup}'`);
+    copier.close();
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(dirname(backup), { recursive: true, force: true });
+  });
+
+  it('goes on answering at once while another writer holds the lock (WAL), and sees its commit after', async () => {
+    const writer = new BetterSqlite3(path);
+    writer.exec('BEGIN EXCLUSIVE');
+    writer.prepare("UPDATE accounts SET firstname = 'Locked' WHERE username = 'seller0'").run();
+    try {
+      const [response, ms] = await timed(() => details(t, keyOf(0)));
+      expect(response.statusCode).toBe(200);
+      expect(ms).toBeLessThan(BUSY_TIMEOUT_MS);
+      // A write of the app's own connection waits BUSY_TIMEOUT_MS at most (synchronously), then gives up.
+      const started = performance.now();
+      await expect(
+        t.store.replaceAccountKey('seller1', { digest: 'd'.repeat(43), cipher: 'c'.repeat(40) }),
+      ).rejects.toBeInstanceOf(StoreUnavailableError);
+      expect(performance.now() - started).toBeLessThan(BUSY_TIMEOUT_MS + 400);
+    } finally {
+      writer.exec('COMMIT');
+      writer.close();
+    }
+    const seen = await until(
+      () => details(t, keyOf(0)),
+      (r) => r.body.includes('"firstname":"Locked"'),
+    );
+    expect(seen.statusCode).toBe(200);
+  });
+
+  it('answers 503 once the file is deleted, and by itself again once it is put back', async () => {
+    expect((await details(t, keyOf(2))).statusCode).toBe(200);
+    for (const file of [path, `${path}-wal`, `${path}-shm`]) rmSync(file, { force: true });
+    await until(() => details(t, keyOf(2)), is503);
+    // Every answer is a prompt 503 now, cached account or not.
+    for (const key of [keyOf(2), keyOf(3)]) {
+      const [response, ms] = await timed(() => details(t, key));
+      expectError(response, EN, 503, EN.messages.serviceUnavailable);
+      expect(ms).toBeLessThan(BUSY_TIMEOUT_MS);
+    }
+    copyFileSync(backup, path);
+    await until(() => details(t, keyOf(3)), is200);
+    expect((await details(t, keyOf(2))).statusCode).toBe(200);
+  });
+
+  it('answers 503 once its directory is removed, and by itself again once it is back', async () => {
+    expect((await details(t, keyOf(4))).statusCode).toBe(200);
+    rmSync(dirname(path), { recursive: true });
+    await until(() => details(t, keyOf(4)), is503);
+    expectError(await details(t, keyOf(5)), EN, 503, EN.messages.serviceUnavailable);
+    mkdirSync(dirname(path));
+    copyFileSync(backup, path);
+    await until(() => details(t, keyOf(5)), is200);
+    expect((await details(t, keyOf(4))).statusCode).toBe(200);
+  });
+
+  it('logged no SQL, path or key at error level', () => {
+    expectCleanErrorLines(
+      t,
+      ACCOUNTS.map((a) => a.api_key),
+    );
+  });
+});
+
+/**
+ * A TCP proxy between the app and PostgreSQL, to take the server away without touching it (other
+ * developers share it): `refuse` closes it (connections reset, new ones refused), `silence` lets
+ * connections open but carries nothing either way, `restore` serves again.
+ */
+class PgProxy {
+  private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+  private silent = false;
+  port = 0;
+
+  constructor(
+    private readonly targetHost: string,
+    private readonly targetPort: number,
+  ) {}
+
+  async listen(): Promise<void> {
+    const server = createServer((client) => this.accept(client));
+    this.server = server;
+    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
+    this.port = (server.address() as { port: number }).port;
+  }
+
+  private accept(client: Socket): void {
+    this.track(client);
+    if (this.silent) return;
+    const upstream = tcpConnect(this.targetPort, this.targetHost);
+    this.track(upstream);
+    client.on('data', (data) => {
+      if (!this.silent) upstream.write(data);
+    });
+    upstream.on('data', (data) => {
+      if (!this.silent) client.write(data);
+    });
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  }
+
+  private track(socket: Socket): void {
+    this.sockets.add(socket);
+    socket.on('error', () => {});
+    socket.on('close', () => this.sockets.delete(socket));
+  }
+
+  private dropAll(): void {
+    for (const socket of this.sockets) socket.destroy();
+  }
+
+  async refuse(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    this.dropAll();
+    await new Promise<void>((resolve) => server?.close(() => resolve()) ?? resolve());
+  }
+
+  silence(): void {
+    this.silent = true;
+  }
+
+  async restore(): Promise<void> {
+    // What went through a silenced connection is lost: those connections cannot be trusted again.
+    this.dropAll();
+    this.silent = false;
+    if (!this.server) await this.listen();
+  }
+
+  async close(): Promise<void> {
+    await this.refuse();
+  }
+}
+
+const STATEMENT_TIMEOUT_MS = 1_000;
+const CONNECT_TIMEOUT_MS = 500;
+
+describe.each(TEST_STORES.filter((kind) => kind === 'postgres'))('faults of a PostgreSQL store (%s)', (kind) => {
+  let t: TestApp;
+  let proxy: PgProxy;
+  /** A connection of the test's own, straight to the server. */
+  let direct: pg.Client;
+  let database = '';
+
+  beforeAll(async () => {
+    const server = new URL(withDefaultUser(TEST_POSTGRES_URL as string));
+    proxy = new PgProxy(server.hostname, Number(server.port || 5432));
+    await proxy.listen();
+    let realUrl = '';
+    t = await createTestApp(kind, {
+      lines: ACCOUNTS,
+      logLevel: 'warn',
+      rewriteEnv: (env) => {
+        realUrl = env.DATABASE_URL as string;
+        const proxied = new URL(realUrl);
+        proxied.hostname = '127.0.0.1';
+        proxied.port = String(proxy.port);
+        return {
+          ...env,
+          DATABASE_URL: proxied.href,
+          DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
+          DATABASE_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
+        };
+      },
+    });
+    database = new URL(realUrl).pathname.slice(1);
+    direct = new pg.Client({ connectionString: realUrl });
+    await direct.connect();
+  });
+  afterAll(async () => {
+    await direct?.end();
+    await t?.close();
+    await proxy?.close();
+  });
+
+  /** The app's server processes (pool and change listener) on the test's database. */
+  const appBackends = async (where = 'true') =>
+    (
+      await direct.query<{ pid: number }>(
+        `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name LIKE 'marketplace-api:%' AND ${where}`,
+        [database],
+      )
+    ).rows.map((row) => row.pid);
+  /** Runs `work` while the test holds the accounts table locked: the app's account lookups wait. */
+  const withAccountsLocked = async <T>(work: () => Promise<T>): Promise<T> => {
+    await direct.query('BEGIN');
+    await direct.query('LOCK TABLE accounts IN ACCESS EXCLUSIVE MODE');
+    try {
+      return await work();
+    } finally {
+      await direct.query('ROLLBACK');
+    }
+  };
+
+  it('answers 503 when a statement outlives the statement timeout, and 200 once the store is quick again', async () => {
+    const [response, ms] = await withAccountsLocked(() => timed(() => details(t, keyOf(0))));
+    expectError(response, EN, 503, EN.messages.serviceUnavailable);
+    expect(ms).toBeGreaterThanOrEqual(STATEMENT_TIMEOUT_MS - 50);
+    expect(ms).toBeLessThan(STATEMENT_TIMEOUT_MS + 1_500);
+    expect((await details(t, keyOf(0))).statusCode).toBe(200);
+  });
+
+  it("answers 503 when the app's connections are terminated, and 200 by itself after", async () => {
+    const logged = t.logs.length;
+    const response = await withAccountsLocked(async () => {
+      const answer = details(t, keyOf(1));
+      // Until the lookup waits on the lock: then it is in flight on a connection about to be cut.
+      while ((await appBackends("wait_event_type = 'Lock'")).length === 0) {
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await direct.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name LIKE 'marketplace-api:%'",
+        [database],
+      );
+      return answer;
+    });
+    expectError(response, EN, 503, EN.messages.serviceUnavailable);
+    // It was the termination (57P01), not the statement timeout.
+    expect(t.logs.slice(logged).join('')).toContain('"code":"57P01"');
+    await until(() => details(t, keyOf(1)), is200);
+    expect((await details(t, keyOf(0))).statusCode).toBe(200);
+  });
+
+  it('answers 503 at once while the server refuses connections, cached keys included, and 200 by itself after', async () => {
+    expect((await details(t, keyOf(2))).statusCode).toBe(200);
+    await proxy.refuse();
+    for (const key of [keyOf(3), keyOf(2)]) {
+      const [response, ms] = await timed(() => details(t, key));
+      expectError(response, EN, 503, EN.messages.serviceUnavailable);
+      expect(ms).toBeLessThan(CONNECT_TIMEOUT_MS + 500);
+    }
+    await proxy.restore();
+    await until(() => details(t, keyOf(3)), is200);
+    expect((await details(t, keyOf(2))).statusCode).toBe(200);
+  });
+
+  it('answers 503 within the timeouts while the server says nothing at all, and 200 by itself after', async () => {
+    expect((await details(t, keyOf(4))).statusCode).toBe(200);
+    proxy.silence();
+    for (const key of [keyOf(5), keyOf(6)]) {
+      const pending = timed(() => details(t, key));
+      // The event loop is free while the request waits: a timer set now fires on time.
+      expect(await timerLag()).toBeLessThan(200);
+      const [response, ms] = await pending;
+      expectError(response, EN, 503, EN.messages.serviceUnavailable);
+      // A pooled connection gives up a second past the statement timeout; a new one after the connect timeout.
+      expect(ms).toBeLessThan(STATEMENT_TIMEOUT_MS + 1_000 + 500);
+    }
+    await proxy.restore();
+    await until(() => details(t, keyOf(5)), is200);
+    expect((await details(t, keyOf(4))).statusCode).toBe(200);
+  });
+
+  it('logged no SQL, path or key at error level', async () => {
+    expect(await appBackends()).not.toHaveLength(0);
+    expectCleanErrorLines(
+      t,
+      ACCOUNTS.map((a) => a.api_key),
+    );
+  });
+});

@@ -234,7 +234,11 @@ export class ResourceCache {
    * it, read from this same version of the store (it is given only when no clearing happened
    * since the row was read).
    */
-  private cachedAccount(held: CachedAccount | undefined, row: AccountRow, variant: VariantRuntime | undefined) {
+  private cachedAccount(
+    held: CachedAccount | undefined,
+    row: AccountRow,
+    variant: VariantRuntime | undefined,
+  ): CachedAccount {
     const entry = held ?? { username: row.username, status: row.status, json: [] };
     return variant ? withJson(entry, variant, keptBytes(serializeAccount(row, variant.config))) : entry;
   }

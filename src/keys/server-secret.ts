@@ -67,7 +67,7 @@ function readSecretFile(path: string): string | undefined {
     const mode = fstatSync(fd).mode & 0o777;
     if (mode & 0o077) {
       throw new ServerSecretError(
-        `the server secret ${path} is readable by group or others (mode ${mode.toString(8).padStart(4, '0')}): run chmod 600 ${path}`,
+        `the server secret ${path} is open to group or others (mode ${mode.toString(8).padStart(4, '0')}): run chmod 600 ${path}`,
       );
     }
     const secret = readFileSync(fd, 'utf8').trim();

@@ -24,7 +24,7 @@ const shortMessage = (path: string, bytes: number) =>
   `the server secret ${path} holds ${bytes} bytes, fewer than 32 (a full disk at first start leaves it empty): ` +
   'restore it from a backup, or delete it to have a new one made and give every account a new key (keys rotate)';
 const openMessage = (path: string, mode: string) =>
-  `the server secret ${path} is readable by group or others (mode ${mode}): run chmod 600 ${path}`;
+  `the server secret ${path} is open to group or others (mode ${mode}): run chmod 600 ${path}`;
 
 /** The error `work` throws. */
 function thrown(work: () => unknown): unknown {
@@ -66,7 +66,8 @@ describe('the secret.key file', () => {
     [0o604, '0604'],
     [0o644, '0644'],
     [0o660, '0660'],
-  ])('is refused when its mode is %o (others than its owner may read it), without showing it', (mode, shown) => {
+    [0o620, '0620'],
+  ])('is refused when its mode is %o (open to others than its owner), without showing it', (mode, shown) => {
     const path = secretFile(GOOD, mode);
     const error = thrown(() => loadOrCreateSecretFile(path));
     expect(error).toBeInstanceOf(ServerSecretError);

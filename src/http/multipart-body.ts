@@ -53,7 +53,12 @@ export function parseMultipart(
     else if (Array.isArray(earlier)) earlier.push(value);
     else fields[name] = [earlier, value];
   });
-  parser.on('file', (_name, file) => file.resume());
+  parser.on('file', (_name, file) => {
+    // A body cut short inside a file part fails the file's stream as well as the parser: the
+    // parser's error answers it, and a file stream's error with no listener would crash the process.
+    file.on('error', () => undefined);
+    file.resume();
+  });
   parser.on('finish', () => settle(null));
   parser.on('error', () => settle(new ApiError('malformedRequest')));
   payload.on('error', (error) => settle(error));

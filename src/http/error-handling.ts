@@ -35,10 +35,18 @@ const ABORTED_BODY = new Set([
 async function errorHandling(app: FastifyInstance, { resolver }: ErrorHandlingOptions): Promise<void> {
   app.decorateRequest('variant', null);
   app.decorateRequest('handlerStarted', false);
+  // Node answers an Expect it does not know with an empty 417 unless told otherwise; RFC 9110
+  // 10.1.1 lets a server ignore it, and so the request is answered as if it had none.
+  app.server.on('checkExpectation', app.routing);
 
   // Route first (404, 405), before anything is read (SPEC 2.2.1). A callback hook, not an async
   // one: it runs on every request, and a promise each time shows.
   app.addHook('onRequest', (request, reply, done) => {
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      // RFC 9112 3.2: a 400 for an HTTP/1.1 request that names no host (see server-options.ts).
+      sendError(reply, variantOf(resolver, request), 'malformedRequest');
+      return;
+    }
     if (request.is404) {
       answerUnrouted(resolver, request, reply);
       return;

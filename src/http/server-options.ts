@@ -1,4 +1,5 @@
-import { type FastifyBaseLogger, type FastifyServerOptions, LogController } from 'fastify';
+import type { Server } from 'node:http';
+import { type FastifyBaseLogger, type FastifyHttpOptions, LogController } from 'fastify';
 import { BODY_LIMIT } from './body-limit.js';
 import { sendError } from './reply.js';
 import { answerClientError, variantOf } from './routing-errors.js';
@@ -13,7 +14,7 @@ export function createServerOptions(
   logger: FastifyBaseLogger,
   resolver: VariantResolver,
   trustProxy: readonly string[],
-): FastifyServerOptions {
+): FastifyHttpOptions<Server> {
   return {
     loggerInstance: logger,
     // `request.ip` is the client that the listed proxies (config trustProxy) saw, else the peer.
@@ -25,6 +26,9 @@ export function createServerOptions(
     childLoggerFactory: (rootLogger) => rootLogger,
     bodyLimit: BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true },
+    // Node would answer an HTTP/1.1 request without Host itself, with an empty 400: the
+    // error-handling plugin answers it in the contract's envelope instead.
+    http: { requireHostHeader: false },
     // Requests on connections still open while closing are answered normally.
     return503OnClosing: false,
     forceCloseConnections: 'idle',

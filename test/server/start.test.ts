@@ -80,12 +80,23 @@ describe('npm start on a fresh clone', () => {
     socket.on('data', (chunk) => {
       answer += chunk;
     });
-    // Half the body now: the request is in flight when the signal arrives.
+    // Half the body now: the request is in flight when the signal arrives. Node answers
+    // `100 Continue` once it has read the headers and handed the request on: the server's own
+    // word that the request has begun.
     socket.write(
       `POST /api/purchases/validation HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
-        `Content-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+        `Expect: 100-continue\r\nContent-Length: ${body.length}\r\n\r\n`,
     );
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise<void>((resolve) => {
+      const check = () => {
+        if (!answer.startsWith('HTTP/1.1 100 Continue\r\n\r\n')) return;
+        socket.off('data', check);
+        resolve();
+      };
+      socket.on('data', check);
+    });
+    answer = '';
+    socket.write(body.slice(0, 10));
     server.child.kill('SIGTERM');
     await server.waitFor(/shutting down/);
     socket.write(body.slice(10));

@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv } from '../helpers/processes.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -13,6 +13,11 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
  * SIGTERM to the npm process. The server must receive it, shut down cleanly, and not be left behind.
  */
 describe('npm start', () => {
+  // `npm start` runs dist/: built from these sources first, so the test never runs a stale build.
+  beforeAll(() => {
+    execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  });
+
   it('passes SIGTERM on to the server, which stops cleanly', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'marketplace-npm-start-'));
     const npm = spawn('npm', ['start', '--silent'], {
@@ -23,6 +28,14 @@ describe('npm start', () => {
     let out = '';
     npm.stdout.on('data', (chunk) => {
       out += chunk;
+    });
+    // The pipe ends once every process holding it has exited: npm, any shell, and the server.
+    const outputEnded = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`output still open 30 s after start:\n${out}`)), 30_000);
+      npm.stdout.once('end', () => {
+        clearTimeout(timer);
+        resolve();
+      });
     });
     const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
     await new Promise<void>((resolve, reject) => {
@@ -38,9 +51,9 @@ describe('npm start', () => {
     const started = descendants(npm.pid as number);
     npm.kill('SIGTERM');
     await exited;
-    // The server logs its own stop: it got the signal rather than being orphaned by the wrapper.
-    await new Promise((resolve) => setTimeout(resolve, 500));
     try {
+      // The server logs its own stop: it got the signal rather than being orphaned by the wrapper.
+      await outputEnded;
       expect(out).toContain('"msg":"shutting down: finishing requests in flight"');
       expect(out).toContain('"msg":"stopped"');
     } finally {

@@ -88,9 +88,3 @@ export interface PurchaseRecord {
 }
 
 export type PurchaseRow = PurchaseRecord;
-
-/** A purchase together with the item it is for. */
-export interface PurchaseWithItem {
-  readonly purchase: PurchaseRow;
-  readonly item: ItemRow;
-}

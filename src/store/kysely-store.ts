@@ -1,5 +1,5 @@
 import { type Kysely, Migrator } from 'kysely';
-import type { AccountRow, ItemRow, ListedItem, PurchaseRow, PurchaseWithItem } from '../domain/records.js';
+import type { AccountRow, ItemRow, ListedItem, PurchaseRow } from '../domain/records.js';
 import type { Database } from './database.js';
 import type { Dialect } from './dialect.js';
 import { itemHeadSql } from './item-head-sql.js';
@@ -89,12 +89,6 @@ export class KyselyStore implements Store {
 
   purchase(codeKey: string): Promise<PurchaseRow | undefined> {
     return this.guard(() => this.runner.first(this.queries.purchase, [codeKey]));
-  }
-
-  async purchaseWithItem(codeKey: string): Promise<PurchaseWithItem | undefined> {
-    const purchase = await this.purchase(codeKey);
-    const item = purchase && (await this.item(purchase.item_id));
-    return purchase && item ? { purchase, item } : undefined;
   }
 
   replaceAccountKey(username: string, key: StoredKey): Promise<boolean> {

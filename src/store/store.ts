@@ -6,7 +6,6 @@ import type {
   ListedItem,
   PurchaseRecord,
   PurchaseRow,
-  PurchaseWithItem,
 } from '../domain/records.js';
 import type { Dialect } from './dialect.js';
 
@@ -126,8 +125,6 @@ export interface Store {
   item(id: number): Promise<ItemRow | undefined>;
   /** By the code's lower-case key. */
   purchase(codeKey: string): Promise<PurchaseRow | undefined>;
-  /** By the code's lower-case key, with its item. */
-  purchaseWithItem(codeKey: string): Promise<PurchaseWithItem | undefined>;
   /** Replaces the account's key; false when there is no such account. */
   replaceAccountKey(username: string, key: StoredKey): Promise<boolean>;
   /** True when the store holds no account at all. */

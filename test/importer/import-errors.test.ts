@@ -198,7 +198,7 @@ describe.each(TEST_STORES)('import errors (%s)', (kind) => {
 
     it('accepts a code with white space around it, trimmed', async () => {
       expect((await temp.importLines([accountLine(), itemLine(), purchaseLine({ code: '\tABC-1 ' })])).ok).toBe(true);
-      expect((await temp.store.purchaseWithItem('abc-1'))?.purchase.code).toBe('ABC-1');
+      expect((await temp.store.purchase('abc-1'))?.code).toBe('ABC-1');
     });
 
     it('reports every problem of a line at once', async () => {

@@ -14,7 +14,8 @@ export interface DialectParts {
   readonly runner: QueryRunner;
   /** True for errors that mean the store cannot be used right now, rather than a bug. */
   isUnavailable(error: unknown): boolean;
-  runImport<T>(db: Kysely<Database>, work: (session: ImportSession) => Promise<T>): Promise<T>;
+  /** Runs an import session on the dialect's own write path (all or nothing). */
+  runImport<T>(work: (session: ImportSession) => Promise<T>): Promise<T>;
   changedSinceLastCheck(): boolean;
   /**
    * Ends a read snapshot the dialect keeps open, if any: called around this store's own writes,
@@ -113,7 +114,7 @@ export class KyselyStore implements Store {
     return this.guard(async () => {
       this.parts.endReadSnapshot?.();
       try {
-        return await this.parts.runImport(this.db, work);
+        return await this.parts.runImport(work);
       } finally {
         this.parts.endReadSnapshot?.();
         this.changedHere = true;

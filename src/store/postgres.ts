@@ -225,7 +225,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
       runner: createPostgresRunner(pool, readTimeoutMs),
       isUnavailable: isPostgresUnavailable,
       changedSinceLastCheck: () => changes.changedSinceLastCheck(),
-      runImport: (_db, work) => runPostgresImport(pool, work),
+      runImport: (work) => runPostgresImport(pool, work),
       async close() {
         await changes.close();
         await closePool(db, pool);

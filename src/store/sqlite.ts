@@ -128,7 +128,7 @@ async function connectSqlite(path: string, create: boolean): Promise<Store> {
       return true;
     },
     endReadSnapshot: () => snapshot.end(),
-    runImport: (_db, work) => runSqliteImport(sqlite, work),
+    runImport: (work) => runSqliteImport(sqlite, work),
     close: () => {
       snapshot.end();
       return db.destroy();

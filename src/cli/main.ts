@@ -3,11 +3,11 @@ import { Command } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
 import { runExportCommand } from '../exporter/export-command.js';
 import { runImportCommand } from '../importer/import-command.js';
+import { rotateKey, showKey } from '../keys/account-keys.js';
 import { loadKeyMaterial } from '../keys/key-material.js';
 import { openStore } from '../store/open-store.js';
 import { readSnapshot } from '../store/snapshot.js';
 import type { Store } from '../store/store.js';
-import { rotateKey, showKey } from './keys-commands.js';
 
 /** Opens the configured store for one command and always closes it. */
 async function withStore<T>(work: (store: Store, config: ReturnType<typeof loadConfig>) => Promise<T>): Promise<T> {

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
-import { showKey } from '../cli/keys-commands.js';
 import { importNdjson } from '../importer/import-ndjson.js';
+import { showKey } from '../keys/account-keys.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import type { Store } from '../store/store.js';
 import { DEMO_SELLER, demoLines } from './demo-data.js';

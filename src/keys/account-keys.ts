@@ -1,6 +1,6 @@
-import { decryptApiKey, digestApiKey, encryptApiKey, generateApiKey } from '../keys/api-keys.js';
-import type { KeyMaterial } from '../keys/server-secret.js';
 import type { Store } from '../store/store.js';
+import { decryptApiKey, digestApiKey, encryptApiKey, generateApiKey } from './api-keys.js';
+import type { KeyMaterial } from './server-secret.js';
 
 /** The server secret in use is not the one the store's keys were sealed with. */
 export class WrongSecretError extends Error {

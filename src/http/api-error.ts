@@ -1,4 +1,4 @@
-import type { ErrorKind } from './error-kinds.js';
+import type { ErrorKind } from '../variants/error-kinds.js';
 
 /** An error the API answers with: its kind picks the status and message; `detail` overrides the catalogue text. */
 export class ApiError extends Error {

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
-import { type ErrorKind, errorStatus } from './error-kinds.js';
+import { type ErrorKind, errorStatus } from '../variants/error-kinds.js';
 import type { VariantRuntime } from './variant-runtime.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';

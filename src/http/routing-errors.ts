@@ -1,9 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ErrorKind } from '../variants/error-kinds.js';
+import { errorStatus } from '../variants/error-kinds.js';
 import type { Endpoint } from './endpoint.js';
-import type { ErrorKind } from './error-kinds.js';
-import { errorStatus } from './error-kinds.js';
 import { sendError } from './reply.js';
 import { endpoints } from './routes/index.js';
 import type { VariantResolver, VariantRuntime } from './variant-runtime.js';

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { LimitsConfig } from '../config.js';
 import { ApiError } from '../http/api-error.js';
-import type { ErrorKind } from '../http/error-kinds.js';
+import type { ErrorKind } from '../variants/error-kinds.js';
 import { clientIdOf } from './client-id.js';
 import type { BudgetState, Limits } from './limits.js';
 

@@ -1,4 +1,4 @@
-import type { ErrorKind } from '../http/error-kinds.js';
+import type { ErrorKind } from './error-kinds.js';
 
 /** Everything a language variant says: its status words and one message per error kind. */
 export interface VariantTexts {

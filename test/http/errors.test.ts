@@ -4,9 +4,9 @@ import Database from 'better-sqlite3';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorStatus } from '../../src/http/error-kinds.js';
 import { rotateKey } from '../../src/keys/account-keys.js';
 import { en as enTexts } from '../../src/variants/en.js';
+import { errorStatus } from '../../src/variants/error-kinds.js';
 import { pt as ptTexts } from '../../src/variants/pt.js';
 import { rawExchange } from '../helpers/raw-http.js';
 import { createTestApp, TEST_STORES, type TestApp, type TestVariant, VARIANTS } from '../helpers/test-app.js';
@@ -457,7 +457,7 @@ describe.each(TEST_STORES)('%s store', (kind) => {
     });
   });
 
-  describe('the error catalogue (src/http/error-kinds.ts)', () => {
+  describe('the error catalogue (src/variants/error-kinds.ts)', () => {
     const kinds = Object.keys(errorStatus) as (keyof typeof errorStatus)[];
 
     it.each(VARIANTS)('gives every kind a message in $lang, the SPEC 2.3 text where the SPEC fixes one', (variant) => {

@@ -1,6 +1,7 @@
 /**
  * The error catalogue: every kind of error the API answers with, and its HTTP status.
- * The message for each kind lives in the variant texts (src/variants), one per language.
+ * The message for each kind lives beside it in each variant's texts, one per language; the HTTP
+ * layer reads both from here.
  */
 export const errorStatus = {
   badParameter: 400,

@@ -11,9 +11,10 @@ const REDACTED_PATHS = [
 ];
 
 /**
- * The service's logger. Request logs carry the method, the path without its query string (which
- * may hold a key or a purchase code), the status and the time taken; never headers or bodies.
- * Redaction is set here, at the root, so the per-request child loggers inherit it at no cost.
+ * The service's logger. Request logs carry the request id, the method, the path without its query
+ * string (which may hold a key or a purchase code), the status and the time taken; never headers
+ * or bodies. There are no per-request child loggers (the app hands every request this logger
+ * itself, see `childLoggerFactory` in app.ts), so redaction set here covers every line.
  */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino(

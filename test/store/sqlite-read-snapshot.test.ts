@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { ReadSnapshot } from '../../src/store/sqlite-read-snapshot.js';
 
 const path = join(mkdtempSync(join(tmpdir(), 'snapshot-')), 'store.db');
@@ -12,7 +12,10 @@ reader.exec('CREATE TABLE t (v INTEGER)');
 reader.exec('INSERT INTO t VALUES (1)');
 const writer = new BetterSqlite3(path);
 const read = reader.prepare('SELECT max(v) FROM t').pluck();
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 afterAll(() => {
   reader.close();
@@ -20,7 +23,9 @@ afterAll(() => {
 });
 
 describe('ReadSnapshot', () => {
-  it('shares one read transaction for a while, then lets every read see the newest commit', async () => {
+  it('shares one read transaction for a while, then lets every read see the newest commit', () => {
+    // The snapshot's age is counted by a timer: the clock is moved, not waited for.
+    vi.useFakeTimers();
     const snapshot = new ReadSnapshot(reader, 20);
     snapshot.enter();
     expect(reader.inTransaction).toBe(true);
@@ -29,8 +34,12 @@ describe('ReadSnapshot', () => {
     // Inside the snapshot, the commit made elsewhere is not seen yet...
     snapshot.enter();
     expect(read.get()).toBe(1);
+    // ...nor just before it ages out...
+    vi.advanceTimersByTime(19);
+    expect(reader.inTransaction).toBe(true);
+    expect(read.get()).toBe(1);
     // ...and once it has aged out (no read needed to end it), it is.
-    await sleep(40);
+    vi.advanceTimersByTime(1);
     expect(reader.inTransaction).toBe(false);
     snapshot.enter();
     expect(read.get()).toBe(2);

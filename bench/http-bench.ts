@@ -1,9 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createReadStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { defaultConfigFile } from '../src/config.js';
@@ -20,6 +18,7 @@ import {
   purchaseItemIndex,
   purchaseLine,
 } from './generate-data.js';
+import { memoryOf, ROOT, startProcess, startScript } from './server-process.js';
 
 /**
  * `npm run bench`: the real server (the `npm start` build) against a bare node:http baseline that
@@ -27,7 +26,6 @@ import {
  * machine, per endpoint. Loopback only; every run is bounded in time and stops by itself.
  */
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const { values: args } = parseArgs({
   options: {
     duration: { type: 'string', default: '5' },
@@ -164,39 +162,6 @@ const cases = allCases.filter((benchCase) => benchCase.name.includes(args.only ?
 
 // ---- processes ----
 
-/** Runs `program` with `args` until its output matches `ready`. */
-function startProcess(
-  [program, ...args]: [string, ...string[]],
-  env: NodeJS.ProcessEnv,
-  ready: RegExp,
-): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(program, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(
-      () => reject(new Error(`not ready in 60 s: ${[program, ...args].join(' ')}\n${out}`)),
-      60_000,
-    );
-    child.stdout?.on('data', (chunk) => {
-      out += chunk;
-      const match = out.match(ready);
-      if (match) {
-        clearTimeout(timer);
-        child.stdout?.removeAllListeners('data');
-        child.stdout?.resume();
-        resolve({ child, port: Number(match[1]) });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`exited with ${code} before ready:\n${out}`)));
-  });
-}
-
-function memoryOf(pid: number) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const mb = (field: string) => Math.round(Number(status.match(new RegExp(`${field}:\\s+(\\d+)`))?.[1] ?? 0) / 1024);
-  return { rssMb: mb('VmRSS'), peakMb: mb('VmHWM'), anonMb: mb('RssAnon'), fileMb: mb('RssFile') };
-}
-
 /** CPU time (user + system) a process has used so far, in microseconds. */
 function cpuMicros(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
@@ -296,11 +261,8 @@ async function main() {
     keyRequests: { max: 1_000_000_000, windowSeconds: 60 },
   };
   writeFileSync(configPath, JSON.stringify({ ...defaultConfigFile, limits }));
-  // Exactly what `npm start` runs (its script execs node, so the shell's pid becomes the server's).
-  const startScript = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } })
-    .scripts.start;
   const server = await startProcess(
-    ['sh', '-c', startScript],
+    ['sh', '-c', startScript()],
     {
       ...process.env,
       MARKETPLACE_CONFIG: configPath,

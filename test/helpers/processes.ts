@@ -12,7 +12,9 @@ export interface Running {
   stderr(): string;
   /** Resolves with the first match of `pattern` in stdout, or rejects when the process exits first or time runs out. */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
-  /** Resolves with the exit code (or signal name). */
+  /** Resolves once stdout holds `count` lines matching `pattern`; rejects like waitFor. */
+  waitForLines(pattern: RegExp, count: number, timeoutMs?: number): Promise<void>;
+  /** Resolves with the exit code (or signal name) once the process has exited and its output is all read. */
   exited(): Promise<number | string>;
 }
 
@@ -36,36 +38,42 @@ export function startNode(
     err += chunk;
   });
   child.stdin.end(options.input ?? '');
+  // 'close', not 'exit': it comes once the process has exited and its output has all been read,
+  // so a line it wrote just before exiting is in stdout() when this resolves.
   const exit = new Promise<number | string>((resolve) => {
-    child.once('exit', (code, signal) => resolve(code ?? signal ?? -1));
+    child.once('close', (code, signal) => resolve(code ?? signal ?? -1));
   });
+  /** Resolves with `test`'s first defined answer, checked on every chunk of stdout; rejects on exit or timeout. */
+  function waitUntil<T>(test: () => T | undefined, what: string, timeoutMs: number): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => finish(new Error(`timed out waiting for ${what}\n${out}\n${err}`)), timeoutMs);
+      const check = () => {
+        const found = test();
+        if (found !== undefined) finish(undefined, found);
+      };
+      const onExit = () => finish(new Error(`exited before ${what}\nstdout: ${out}\nstderr: ${err}`));
+      function finish(error?: Error, found?: T) {
+        clearTimeout(timer);
+        child.stdout?.off('data', check);
+        child.off('exit', onExit);
+        if (error) reject(error);
+        else resolve(found as T);
+      }
+      child.stdout?.on('data', check);
+      child.once('exit', onExit);
+      check();
+    });
+  }
   return {
     child,
     stdout: () => out,
     stderr: () => err,
     exited: () => exit,
-    waitFor(pattern, timeoutMs = 30_000) {
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(
-          () => finish(new Error(`timed out waiting for ${pattern}\n${out}\n${err}`)),
-          timeoutMs,
-        );
-        const check = () => {
-          const match = out.match(pattern);
-          if (match) finish(undefined, match);
-        };
-        const onExit = () => finish(new Error(`exited before ${pattern}\nstdout: ${out}\nstderr: ${err}`));
-        function finish(error?: Error, match?: RegExpMatchArray) {
-          clearTimeout(timer);
-          child.stdout?.off('data', check);
-          child.off('exit', onExit);
-          if (error) reject(error);
-          else resolve(match as RegExpMatchArray);
-        }
-        child.stdout?.on('data', check);
-        child.once('exit', onExit);
-        check();
-      });
+    waitFor: (pattern, timeoutMs = 30_000) =>
+      waitUntil(() => out.match(pattern) ?? undefined, String(pattern), timeoutMs),
+    async waitForLines(pattern, count, timeoutMs = 30_000) {
+      const enough = () => out.split('\n').filter((line) => pattern.test(line)).length >= count || undefined;
+      await waitUntil(enough, `${count} lines matching ${pattern}`, timeoutMs);
     },
   };
 }

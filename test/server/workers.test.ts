@@ -82,6 +82,8 @@ describe.each(TEST_STORES)('WORKERS=2 (%s)', (kind) => {
       expect(status).toBe(200);
       expect((JSON.parse(body) as { data: { username: string } }).data.username).toBe('w');
     }
+    // Each request's log line is written once its answer is sent: wait for all twelve.
+    await server.waitForLines(/"msg":"request"/, 12);
     const servedBy = new Set(
       server
         .stdout()

@@ -342,7 +342,6 @@ const headers = fc.record(
       '%00',
       'LOCALHOST.',
     ),
-    'content-length': fc.constantFrom('0', '-1', 'abc', '1e3', '99999999999999999999'),
     accept: fc.constantFrom('text/html', '*/*', 'application/json;q=0'),
   },
   { requiredKeys: [] },
@@ -423,10 +422,9 @@ describe.each(TEST_STORES)('%s store', (kind) => {
   it('answers any method, path, query, headers and body with the contract (inject)', async () => {
     await fc.assert(
       fc.asyncProperty(method, path, encodedPairs, headers, body, remoteAddress, async (m, p, query, h, b, ip) => {
+        // inject sets Content-Length from the payload; lying ones go through the raw sockets below.
         const requestHeaders: Record<string, string | string[]> = { ...h };
         if (b !== undefined) requestHeaders['content-type'] = b.type;
-        else delete requestHeaders['content-length'];
-        if (b !== undefined) delete requestHeaders['content-length'];
         const options: InjectOptions = {
           method: m as InjectOptions['method'],
           url: query === '' ? p : `${p}?${urlSafe(query)}`,
@@ -626,6 +624,10 @@ describe.each(TEST_STORES)('%s store', (kind) => {
     });
 
     it('raw bytes anywhere in the request, odd Host headers, odd request lines and methods', async () => {
+      // Any bytes, invalid UTF-8 included, as latin1 text: written back out byte for byte.
+      const rawByte = fc
+        .uint8Array({ minLength: 1, maxLength: 8 })
+        .map((bytes) => Buffer.from(bytes).toString('latin1'));
       const requestLine = fc.oneof(
         fc.constantFrom(
           'GET /api/account/details HTTP/1.1',
@@ -648,6 +650,8 @@ describe.each(TEST_STORES)('%s store', (kind) => {
           ' ',
           'GET /api/items/all?api_key=%zz%C0 HTTP/1.1',
         ),
+        rawByte.map((bytes) => `GET /api/account/details?api_key=${bytes} HTTP/1.1`),
+        rawByte.map((bytes) => `GET /pt/api/${bytes}/all HTTP/1.1`),
         fc
           .tuple(fc.constantFrom('GET', 'POST', 'PUT', 'OPTIONS'), fc.integer({ min: 1 * KIB, max: 20 * KIB }))
           .map(([m, length]) => `${m} /${'b/'.repeat(length / 2)} HTTP/1.1`),
@@ -663,9 +667,6 @@ describe.each(TEST_STORES)('%s store', (kind) => {
         [`Host: ${'h'.repeat(2000)}`],
         ['Host: \u00ff\u00fe'],
       );
-      const rawByte = fc
-        .uint8Array({ minLength: 1, maxLength: 8 })
-        .map((bytes) => Buffer.from(bytes).toString('latin1'));
       const headerLines = fc.array(
         fc.oneof(
           fc.constantFrom(

@@ -1,5 +1,5 @@
 import { type Stats, statSync } from 'node:fs';
-import type { AccountRow, ItemRow, ListedItem, PurchaseRow, PurchaseWithItem } from '../domain/records.js';
+import type { AccountRow, ItemRow, ListedItem, PurchaseRow } from '../domain/records.js';
 import { type ImportSession, type Store, type StoredKey, StoreUnavailableError } from './store.js';
 
 /** How often, at most, the file is looked for (once per request at most): a stat costs a few microseconds. */
@@ -58,10 +58,6 @@ export class SqliteFileStore implements Store {
 
   async purchase(codeKey: string): Promise<PurchaseRow | undefined> {
     return this.live().purchase(codeKey);
-  }
-
-  async purchaseWithItem(codeKey: string): Promise<PurchaseWithItem | undefined> {
-    return this.live().purchaseWithItem(codeKey);
   }
 
   async replaceAccountKey(username: string, key: StoredKey): Promise<boolean> {

@@ -66,15 +66,15 @@ const Screenshots = Type.Optional(
 /** An item's media by its preview type (SPEC 3's table): `thumbnail` always, then the preview fields. */
 export const ImageMedia = Type.Object(
   { thumbnail: Url, preview_image: Url, screenshots: Screenshots },
-  { ...closed, title: 'Image item media' },
+  { ...closed, title: 'ImageMedia' },
 );
 export const VideoMedia = Type.Object(
   { thumbnail: Url, preview_image: Url, preview_video: Url, screenshots: Screenshots },
-  { ...closed, title: 'Video item media' },
+  { ...closed, title: 'VideoMedia' },
 );
 export const AudioMedia = Type.Object(
   { thumbnail: Url, preview_audio: Url, screenshots: Screenshots },
-  { ...closed, title: 'Audio item media' },
+  { ...closed, title: 'AudioMedia' },
 );
 export const ItemMedia = Type.Union([ImageMedia, VideoMedia, AudioMedia], {
   description: "By the item's preview type: image, video or audio",

@@ -17,7 +17,8 @@ function typeOf(schema: TSchema, indent: string): string {
   if (title && NAMED.some((named) => named.title === title)) return title;
   if (schema.const !== undefined) return quote(String(schema.const));
   if (Array.isArray(schema.enum)) return (schema.enum as string[]).map(quote).join(' | ');
-  if (Array.isArray(schema.anyOf)) return (schema.anyOf as TSchema[]).map((branch) => typeOf(branch, indent)).join(' | ');
+  if (Array.isArray(schema.anyOf))
+    return (schema.anyOf as TSchema[]).map((branch) => typeOf(branch, indent)).join(' | ');
   switch (schema.type) {
     case 'string':
       return 'string';
@@ -66,9 +67,9 @@ export function sdkContractSource(): string {
     return `/** ${schema.title}: SPEC 3, keys in this order. */\nexport interface ${schema.title} ${body}`;
   });
   return `${[
-    '// Generated from the API\'s schemas (src/schemas) by `npm run sdk`: do not edit.',
+    "// Generated from the API's schemas (src/schemas) by `npm run sdk`: do not edit.",
     ...declarations,
-    '/** An item\'s media, by its preview type. */\nexport type ItemMedia = ImageMedia | VideoMedia | AudioMedia;',
+    "/** An item's media, by its preview type. */\nexport type ItemMedia = ImageMedia | VideoMedia | AudioMedia;",
     '/** Every error answer: `{ status: <error word>, msg }`. */\nexport interface ErrorBody {\n  status: string;\n  msg: string;\n}',
     `/** "No items" in every language: items() answers [] for it. */\nexport const NO_ITEMS_MESSAGES: readonly string[] = ${messagesOf('noItems')};`,
     `/** "Item not found" in every language: item() answers null for it. */\nexport const ITEM_NOT_FOUND_MESSAGES: readonly string[] = ${messagesOf('itemNotFound')};`,

@@ -41,6 +41,7 @@ const CASES: Readonly<Record<ErrorKind, string>> = {
   invalidPurchaseCode: 'The purchase code is not valid for this account',
   notFound: 'A path no endpoint serves',
   methodNotAllowed: 'Another method than the endpoint takes (the Allow header names it)',
+  requestTimeout: 'The headers or the body did not arrive in time; the connection is closed',
   bodyTooLarge: 'The body is over 64 KiB',
   unsupportedContentType: 'A body of another type than JSON, form or multipart',
   tooManyRequests: 'Too many failed key or code attempts from this client; retry after Retry-After seconds',
@@ -54,6 +55,7 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   401: 'Unauthorized',
   404: 'Not found',
   405: 'Method not allowed',
+  408: 'Request timeout',
   413: 'Payload too large',
   415: 'Unsupported media type',
   429: 'Too many requests',
@@ -63,6 +65,7 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
 
 const HEADERS = {
   cacheControl: { description: 'Always no-store', schema: { type: 'string', const: 'no-store' } },
+  noSniff: { description: 'Always nosniff', schema: { type: 'string', const: 'nosniff' } },
   allow: { description: "The endpoint's methods", schema: { type: 'string', examples: ['GET, HEAD', 'POST'] } },
   retryAfter: { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } },
 };
@@ -85,7 +88,7 @@ function exampleMessages(kind: ErrorKind, route: RouteContract, texts: VariantTe
 }
 
 function responseHeaders(status: number): Json {
-  const headers: Json = { 'Cache-Control': HEADERS.cacheControl };
+  const headers: Json = { 'Cache-Control': HEADERS.cacheControl, 'X-Content-Type-Options': HEADERS.noSniff };
   if (status === 405) headers.Allow = HEADERS.allow;
   if (status === 429) headers['Retry-After'] = HEADERS.retryAfter;
   return headers;

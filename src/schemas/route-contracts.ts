@@ -89,13 +89,15 @@ export const routeContracts: readonly RouteContract[] = [
   },
 ];
 
-/** The error kinds every route may answer with, by status; POST routes read bodies and add 413 and 415. */
+/** The error kinds a route may answer with, by status; POST routes read bodies and add 413 and 415. */
 export function routeErrorKinds(route: RouteContract): ReadonlyMap<number, readonly ErrorKind[]> {
   const kinds = new Map<number, readonly ErrorKind[]>([
     [400, ['badParameter', 'malformedRequest']],
     [401, ['invalidRequest']],
     [404, [...route.notFound, 'notFound']],
     [405, ['methodNotAllowed']],
+    // Headers or a body that do not arrive in time (config server.requestTimeoutSeconds).
+    [408, ['requestTimeout']],
   ]);
   if (route.method === 'POST') {
     kinds.set(413, ['bodyTooLarge']);

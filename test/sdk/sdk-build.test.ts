@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sdkContractSource } from '../../src/schemas/typescript-source.js';
 import { createTestApp, TEST_STORES, type TestApp, VARIANTS } from '../helpers/test-app.js';
-import { ALL_LINES, KEYS, PURCHASES } from '../http/fixtures.js';
+import { ALL_LINES, ITEMS, KEYS, PURCHASES } from '../http/fixtures.js';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -75,5 +75,18 @@ console.log(JSON.stringify({ code: purchase?.purchase_code, username: account.us
       cwd: project,
     });
     expect(JSON.parse(stdout)).toEqual({ code, username: 'alice', invalid: null });
+  });
+
+  it.each(VARIANTS)("$lang: runs the README's license check as written", async (variant) => {
+    const readme = readFileSync(join(SDK, 'README.md'), 'utf8');
+    const snippet = /## A license check in ten lines\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    expect(snippet.trimEnd().split('\n')).toHaveLength(10);
+    const script = join(project, 'license-check.mjs');
+    writeFileSync(script, snippet.replace("'https://api.example.com'", JSON.stringify(`${origin}${variant.base}`)));
+    const check = (code: string) =>
+      run(process.execPath, [script, code], { cwd: project, env: { ...process.env, MARKETPLACE_API_KEY: KEYS.alice } });
+    const valid = await check(PURCHASES.regular.line.code as string);
+    expect(valid.stdout).toBe(`Licensed: Regular license of ${ITEMS.i101.line.name}\n`);
+    expect((await check('NO-SUCH-CODE')).stdout).toBe('Not a valid purchase code\n');
   });
 });

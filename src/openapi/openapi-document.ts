@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { VariantConfig } from '../config.js';
 import type { ErrorKind } from '../http/error-kinds.js';
-import { resourceSchemas } from '../schemas/resource-schemas.js';
+import { MAX_DECIMALS, resourceSchemas } from '../schemas/resource-schemas.js';
 import { errorEnvelope, routeResponseSchemas } from '../schemas/response-schemas.js';
 import { type RouteContract, routeContracts, routeErrorKinds } from '../schemas/route-contracts.js';
 import type { VariantTexts } from '../variants/variant-texts.js';
@@ -18,7 +18,11 @@ type Json = Record<string, unknown>;
 const JSON_MEDIA = 'application/json';
 const COMPONENT_NAMES = new Set(Object.keys(resourceSchemas));
 
-/** Plain JSON of a schema, each resource replaced by a reference to its component. */
+/**
+ * Plain JSON of a schema, each resource replaced by a reference to its component. Our extension
+ * keyword (at most two decimals) stays out: strict validators such as Ajv's reject unknown
+ * keywords, and integrators validate answers with the document; the money's description says it.
+ */
 function published(schema: TSchema, asComponent = false): unknown {
   const walk = (node: unknown, top: boolean): unknown => {
     if (Array.isArray(node)) return node.map((child) => walk(child, false));
@@ -26,7 +30,11 @@ function published(schema: TSchema, asComponent = false): unknown {
     const title = (node as Json).title;
     if (!top && typeof title === 'string' && COMPONENT_NAMES.has(title))
       return { $ref: `#/components/schemas/${title}` };
-    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, walk(value, false)]));
+    return Object.fromEntries(
+      Object.entries(node)
+        .filter(([key]) => key !== MAX_DECIMALS)
+        .map(([key, value]) => [key, walk(value, false)]),
+    );
   };
   return walk(schema, asComponent);
 }

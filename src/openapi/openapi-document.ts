@@ -52,7 +52,7 @@ const CASES: Readonly<Record<ErrorKind, string>> = {
   requestTimeout: 'The headers or the body did not arrive in time; the connection is closed',
   bodyTooLarge: 'The body is over 64 KiB',
   unsupportedContentType: 'A body of another type than JSON, form or multipart',
-  tooManyRequests: 'Too many failed key or code attempts from this client; retry after Retry-After seconds',
+  tooManyRequests: 'A budget is spent (failed attempts, or requests per key); retry after Retry-After seconds',
   serviceUnavailable: 'The store is unavailable',
   internal: 'Anything unexpected',
 };
@@ -76,6 +76,9 @@ const HEADERS = {
   noSniff: { description: 'Always nosniff', schema: { type: 'string', const: 'nosniff' } },
   allow: { description: "The endpoint's methods", schema: { type: 'string', examples: ['GET, HEAD', 'POST'] } },
   retryAfter: { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } },
+  rateLimitLimit: { description: 'The budget that applies (when one does)', schema: { type: 'integer', minimum: 0 } },
+  rateLimitRemaining: { description: 'What is left of it in this window', schema: { type: 'integer', minimum: 0 } },
+  rateLimitReset: { description: 'Seconds until the window starts again', schema: { type: 'integer', minimum: 0 } },
 };
 
 /** Example messages of a kind: the catalogue's text, or sentences the API writes for a 400. */
@@ -99,6 +102,9 @@ function responseHeaders(status: number): Json {
   const headers: Json = { 'Cache-Control': HEADERS.cacheControl, 'X-Content-Type-Options': HEADERS.noSniff };
   if (status === 405) headers.Allow = HEADERS.allow;
   if (status === 429) headers['Retry-After'] = HEADERS.retryAfter;
+  headers['RateLimit-Limit'] = HEADERS.rateLimitLimit;
+  headers['RateLimit-Remaining'] = HEADERS.rateLimitRemaining;
+  headers['RateLimit-Reset'] = HEADERS.rateLimitReset;
   return headers;
 }
 

@@ -92,10 +92,10 @@ describe.each(TEST_STORES)('%s store: the SDK against the real server', (kind) =
     let limited: TestApp;
     let limitedOrigin: string;
     beforeAll(async () => {
-      // One failed attempt per one-second window: the next request is a 429 with Retry-After: 1.
+      // One failed attempt with the key per one-second window: the next request is a 429 with Retry-After: 1.
       limited = await createTestApp(kind, {
         lines: ALL_LINES,
-        configFile: { failedAttempts: { max: 1, windowSeconds: 1 } },
+        configFile: { limits: { keyClientFailures: { max: 1, windowSeconds: 1 } } },
       });
       limitedOrigin = await limited.app.listen({ host: '127.0.0.1', port: 0 });
     });

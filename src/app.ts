@@ -7,6 +7,7 @@ import errorHandling from './http/error-handling.js';
 import { createServerOptions } from './http/server-options.js';
 import { createVariantResolver } from './http/variant-runtime.js';
 import type { KeyMaterial } from './keys/server-secret.js';
+import { openApiPlugin } from './openapi/openapi-plugin.js';
 import type { Store } from './store/store.js';
 
 export interface AppOptions {
@@ -27,5 +28,6 @@ export async function buildApp({ config, store, keys, logger }: AppOptions): Pro
   await app.register(admission, { config, resolver });
   await app.register(accessLog);
   await app.register(apiRoutes, { config, store, keys, resolver });
+  await app.register(openApiPlugin, { config });
   return app;
 }

@@ -120,6 +120,8 @@ export interface ServerLimits {
 export interface VariantConfig {
   readonly lang: Lang;
   readonly texts: VariantTexts;
+  /** The base URL as configured ("/pt", "https://api.example.com.br/"): the OpenAPI document's server. */
+  readonly baseUrl: string;
   /** Lower-case host name (with a port only when the base URL names one), or undefined for any host. */
   readonly host: string | undefined;
   /** Path prefix without a trailing slash: '' for the root. */
@@ -280,6 +282,7 @@ function buildVariants(file: ConfigFile, storeCurrency: string, problems: string
       variants.push({
         lang: variant.lang,
         texts: languages[variant.lang],
+        baseUrl: variant.baseUrl,
         host: base.host,
         prefix: base.prefix,
         currency: variant.currency,

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { type Config, type ConfigFile, loadConfig } from '../../src/config.js';
 import { importNdjson } from '../../src/importer/import-ndjson.js';
@@ -10,6 +10,7 @@ import type { KeyMaterial } from '../../src/keys/server-secret.js';
 import { createLogger } from '../../src/logging.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
+import { type ContractChecker, createContractChecker } from './response-contract.js';
 import { createTestDatabase, type StoreKind } from './test-database.js';
 
 export { type StoreKind, TEST_STORES } from './test-database.js';
@@ -28,6 +29,8 @@ export interface TestApp {
   readonly logs: string[];
   /** Imports NDJSON lines through the real importer; throws with the reported errors when rejected. */
   importLines(lines: readonly (string | object)[]): Promise<void>;
+  /** Checks every answer `app.inject` returns against the contract's schema for its route and status. */
+  readonly contract: ContractChecker;
   close(): Promise<void>;
 }
 
@@ -77,6 +80,7 @@ export async function createTestApp(
   });
   const logger = createLogger(options.logLevel ?? 'trace', sink);
   const app = await buildApp({ config, store: options.wrapStore?.(store) ?? store, keys, logger });
+  const contract = checkEveryAnswer(app, config);
   const importLines = async (lines: readonly (string | object)[]) => {
     const text = lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n');
     const result = await importNdjson(store, keys, Readable.from([text]));
@@ -93,12 +97,32 @@ export async function createTestApp(
     dir,
     logs,
     importLines,
+    contract,
     async close() {
       await app.close();
       await store.close();
       await database.drop();
     },
   };
+}
+
+/**
+ * Wraps the app's `inject` so every answer a test receives is checked against the contract's
+ * schemas (src/schemas) before the test sees it: a mismatch fails the test that made the request.
+ */
+function checkEveryAnswer(app: FastifyInstance, config: Config): ContractChecker {
+  const contract = createContractChecker(config);
+  const inject = app.inject.bind(app) as (options: InjectOptions | string) => Promise<LightMyRequestResponse>;
+  const checked = async (options: InjectOptions | string) => {
+    const response = await inject(options);
+    contract.check(options, response);
+    return response;
+  };
+  (app as { inject: unknown }).inject = (options?: InjectOptions | string) => {
+    if (options === undefined) throw new Error('createTestApp: call inject with options, so its answer is checked');
+    return checked(options);
+  };
+  return contract;
 }
 
 /** The two shipped variants, as a client sees them (SPEC 1 and 2.3). */

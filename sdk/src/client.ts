@@ -1,0 +1,156 @@
+import {
+  type Account,
+  INVALID_PURCHASE_CODE_MESSAGES,
+  ITEM_NOT_FOUND_MESSAGES,
+  type Item,
+  NO_ITEMS_MESSAGES,
+  type Purchase,
+} from './contract.js';
+
+/** The part of a fetch Response the client reads (so the types need neither DOM nor Node typings). */
+export interface FetchResponse {
+  readonly status: number;
+  readonly headers: { get(name: string): string | null };
+  text(): Promise<string>;
+}
+
+/** A fetch function: the global one by default. */
+export type FetchLike = (
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: string },
+) => Promise<FetchResponse>;
+
+/** Opt-in retries of answers that say when to come back (429, 503). */
+export interface RetryOptions {
+  /** Retries after the first try; 2 when left out. */
+  readonly retries?: number;
+  /** The longest wait accepted, in seconds: an answer asking for more is thrown at once. 60 when left out. */
+  readonly maxWaitSeconds?: number;
+}
+
+export interface ClientOptions {
+  /** The variant's base URL, such as `https://api.example.com` or `https://api.example.com/pt`. */
+  readonly baseUrl: string;
+  /** The seller's API key: sent in the `X-Api-Key` header, never in a URL. */
+  readonly apiKey: string;
+  /** Retry 429 and 503 answers, waiting as their `Retry-After` header says. Off unless given. */
+  readonly retry?: RetryOptions | boolean;
+  /** A fetch function to use instead of the global one. */
+  readonly fetch?: FetchLike;
+}
+
+/** Every error answer but the "none" ones, as one class: the HTTP status, the `status` word and `msg`. */
+export class MarketplaceApiError extends Error {
+  override readonly name = 'MarketplaceApiError';
+  constructor(
+    /** The HTTP status code, such as 401. */
+    readonly httpStatus: number,
+    /** The answer's `status` word, such as "error" or "Erro" ('' when the answer was not the API's JSON). */
+    readonly status: string,
+    /** The answer's `msg`. */
+    readonly msg: string,
+    /** Seconds the answer asked to wait (its `Retry-After` header), when it said. */
+    readonly retryAfter?: number,
+  ) {
+    super(`${httpStatus} ${msg}`);
+  }
+}
+
+export interface MarketplaceClient {
+  /** The account that owns the key. */
+  account(): Promise<Account>;
+  /** The account's approved items, newest first; [] when it has none. */
+  items(): Promise<Item[]>;
+  /** One approved item of the account, or null when there is no such item. */
+  item(id: number): Promise<Item | null>;
+  /** The purchase a code is for, or null when the code is not a valid purchase of this account. */
+  validatePurchase(code: string): Promise<Purchase | null>;
+}
+
+declare function setTimeout(callback: () => void, milliseconds: number): unknown;
+
+const sleep = (seconds: number) => new Promise<void>((resolve) => setTimeout(resolve, seconds * 1000));
+
+/** Seconds from a Retry-After header: delta-seconds or an HTTP date. */
+function retryAfterSeconds(header: string | null): number | undefined {
+  if (header === null || header.trim() === '') return undefined;
+  const text = header.trim();
+  if (/^\d+$/.test(text)) return Number(text);
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+}
+
+type Body = Record<string, unknown>;
+
+export function createClient(options: ClientOptions): MarketplaceClient {
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const globalFetch = (globalThis as unknown as { fetch?: FetchLike }).fetch;
+  if (!options.fetch && !globalFetch) {
+    throw new TypeError('createClient: no fetch function (Node 18+ has one; or pass options.fetch)');
+  }
+  const fetchFn = (options.fetch ?? globalFetch) as FetchLike;
+  const retry = options.retry === true ? {} : options.retry || undefined;
+  const retries = retry ? (retry.retries ?? 2) : 0;
+  const maxWait = retry?.maxWaitSeconds ?? 60;
+  const headers = { 'x-api-key': options.apiKey, accept: 'application/json' };
+
+  /** A success answer's body; any other answer thrown as a MarketplaceApiError. */
+  async function send(method: 'GET' | 'POST', path: string, body?: Record<string, string>): Promise<Body> {
+    for (let attempt = 0; ; attempt += 1) {
+      const response = await fetchFn(`${base}${path}`, {
+        method,
+        headers: body ? { ...headers, 'content-type': 'application/json' } : headers,
+        ...(body && { body: JSON.stringify(body) }),
+      });
+      const text = await response.text();
+      let parsed: Body | undefined;
+      try {
+        const value: unknown = JSON.parse(text);
+        if (value !== null && typeof value === 'object' && !Array.isArray(value))
+          parsed = value as Record<string, unknown>;
+      } catch {
+        parsed = undefined;
+      }
+      const wait = retryAfterSeconds(response.headers.get('retry-after'));
+      const retriable = response.status === 429 || response.status === 503;
+      if (retriable && attempt < retries && (wait ?? 2 ** attempt) <= maxWait) {
+        await sleep(wait ?? 2 ** attempt);
+        continue;
+      }
+      if (response.status === 200 && parsed) return parsed;
+      const status = typeof parsed?.status === 'string' ? parsed.status : '';
+      const msg = typeof parsed?.msg === 'string' ? parsed.msg : text.slice(0, 200);
+      throw new MarketplaceApiError(response.status, status, msg, wait);
+    }
+  }
+
+  /** The answer, or `none` for a 404 with one of the given messages (another 404, such as a wrong base URL, throws). */
+  async function orNone(request: Promise<Body>, messages: readonly string[]): Promise<Body | null> {
+    try {
+      return await request;
+    } catch (error) {
+      if (error instanceof MarketplaceApiError && error.httpStatus === 404 && messages.includes(error.msg)) return null;
+      throw error;
+    }
+  }
+
+  return {
+    async account() {
+      return (await send('GET', '/api/account/details')).data as Account;
+    },
+    async items() {
+      const body = await orNone(send('GET', '/api/items/all'), NO_ITEMS_MESSAGES);
+      return body ? (body.items as Item[]) : [];
+    },
+    async item(id) {
+      const path = `/api/items/item?item_id=${encodeURIComponent(String(id))}`;
+      const body = await orNone(send('GET', path), ITEM_NOT_FOUND_MESSAGES);
+      return body ? (body.item as Item) : null;
+    },
+    async validatePurchase(code) {
+      const request = send('POST', '/api/purchases/validation', { purchase_code: code });
+      const body = await orNone(request, INVALID_PURCHASE_CODE_MESSAGES);
+      return body ? (body.data as { purchase: Purchase }).purchase : null;
+    },
+  };
+}

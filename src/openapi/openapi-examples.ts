@@ -1,0 +1,103 @@
+import type { VariantConfig } from '../config.js';
+import type { AccountRow, ItemRow, PurchaseRow } from '../domain/records.js';
+import { serializeAccount, serializeItem, serializePurchaseAroundItem } from '../domain/serialize.js';
+
+/**
+ * The document's example bodies, made by the very serialisers the routes use (over example
+ * records), so an example can never show a shape the API does not answer with.
+ */
+
+const account: AccountRow = {
+  username: 'jdoe',
+  email: 'jdoe@example.com',
+  firstname: 'Jo',
+  lastname: 'Doe',
+  balance: 12050,
+  status: 'active',
+  registered_at: '2023-01-02T03:04:05.000Z',
+  heading: 'Themes and plugins',
+  description: 'Handmade admin themes since 2015.',
+  contact_email: 'support@jdoe.example.com',
+  social_links: JSON.stringify([
+    ['github', 'https://github.com/jdoe'],
+    ['x', 'https://x.com/jdoe'],
+  ]),
+  avatar: 'https://cdn.example.com/jdoe/avatar.png',
+  cover: 'https://cdn.example.com/jdoe/cover.png',
+  key_digest: '',
+  key_cipher: '',
+};
+
+const item: ItemRow = {
+  id: 101,
+  account: 'jdoe',
+  name: 'Clean Admin',
+  description: 'A responsive admin dashboard template.',
+  category: 'Scripts',
+  sub_category: 'PHP',
+  options: JSON.stringify(['Responsive', 'Dark mode']),
+  version: '1.2.3',
+  demo_link: 'https://demo.example.com/clean-admin',
+  tags: JSON.stringify(['admin', 'dashboard']),
+  preview_type: 'image',
+  thumbnail: 'https://cdn.example.com/101/thumbnail.png',
+  preview_image: 'https://cdn.example.com/101/preview.png',
+  preview_video: '',
+  preview_audio: '',
+  screenshots: JSON.stringify(['https://cdn.example.com/101/screen-1.png']),
+  price_regular: 1999,
+  price_extended: 4900,
+  supported: 1,
+  status: 'approved',
+  published_at: '2023-02-01T00:00:00.000Z',
+};
+
+const audioItem: ItemRow = {
+  ...item,
+  id: 102,
+  name: 'Calm Loops',
+  description: 'Ambient loops for videos.',
+  category: 'Music',
+  sub_category: 'Ambient',
+  options: '[]',
+  version: '2.0.0',
+  demo_link: '',
+  tags: JSON.stringify(['ambient']),
+  preview_type: 'audio',
+  thumbnail: 'https://cdn.example.com/102/thumbnail.png',
+  preview_image: '',
+  preview_audio: 'https://cdn.example.com/102/preview.mp3',
+  screenshots: '[]',
+  price_regular: 900,
+  price_extended: 9000,
+  published_at: '2023-01-15T09:30:00.000Z',
+};
+
+const purchase: PurchaseRow = {
+  code_key: '0f8e2c1a-3b4d-4e5f-8a9b-0c1d2e3f4a5b',
+  code: '0f8e2c1a-3b4d-4e5f-8a9b-0c1d2e3f4a5b',
+  item_id: 101,
+  license_type: 'regular',
+  price: 1999,
+  supported_until: '2025-02-01T00:00:00.000Z',
+  downloaded: 0,
+  status: 'active',
+  date: '2024-02-01T10:00:00.000Z',
+};
+
+/** The success envelopes' members after `status`, per endpoint, in a variant's currency. */
+export function exampleSuccessMembers(variant: VariantConfig, support: boolean): Readonly<Record<string, unknown>> {
+  const parse = (text: string): unknown => JSON.parse(text);
+  const [before, after] = serializePurchaseAroundItem(purchase, item.supported === 1, variant, support);
+  return {
+    accountDetails: { data: parse(serializeAccount(account, variant)) },
+    itemsAll: { items: [parse(serializeItem(audioItem, variant)), parse(serializeItem(item, variant))] },
+    itemsItem: { item: parse(serializeItem(item, variant)) },
+    purchaseValidation: { data: { purchase: parse(`${before}${serializeItem(item, variant)}${after}`) } },
+  };
+}
+
+/** A purchase code for the document's examples. */
+export const EXAMPLE_PURCHASE_CODE = purchase.code;
+/** An item id for the document's examples. */
+export const EXAMPLE_ITEM_ID = item.id;

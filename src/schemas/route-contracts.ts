@@ -1,0 +1,116 @@
+import { type TProperties, Type } from '@sinclair/typebox';
+import type { ErrorKind } from '../http/error-kinds.js';
+import { Account, Item, Purchase } from './resource-schemas.js';
+
+/** Where a parameter may be sent (SPEC 2.1); the key may also come as a header or a bearer token. */
+export type ParamSource = 'query' | 'body';
+
+/** A parameter an endpoint reads besides the key. */
+export interface RouteParam {
+  readonly name: string;
+  readonly description: string;
+  readonly sources: readonly ParamSource[];
+  readonly pattern?: string;
+}
+
+/**
+ * What one endpoint answers, by the contract (SPEC 2): its success envelope's members after
+ * `status`, its parameters, and the error kinds it may answer with besides those every route has.
+ */
+export interface RouteContract {
+  readonly method: 'GET' | 'POST';
+  /** Relative to a variant's base, as in src/http/routes. */
+  readonly path: string;
+  readonly operationId: string;
+  readonly summary: string;
+  readonly description: string;
+  readonly params: readonly RouteParam[];
+  /** The success envelope's members after `status`, in order. */
+  readonly success: TProperties;
+  /** The 404s this endpoint answers (an unknown path's 404 aside). */
+  readonly notFound: readonly ErrorKind[];
+}
+
+export const routeContracts: readonly RouteContract[] = [
+  {
+    method: 'GET',
+    path: '/api/account/details',
+    operationId: 'accountDetails',
+    summary: 'Account details',
+    description: 'The account that owns the API key.',
+    params: [],
+    success: { data: Account },
+    notFound: [],
+  },
+  {
+    method: 'GET',
+    path: '/api/items/all',
+    operationId: 'itemsAll',
+    summary: 'All items',
+    description: "Every approved item of the key's account, newest id first; a 404 when there are none.",
+    params: [],
+    success: { items: Type.Array(Item, { minItems: 1 }) },
+    notFound: ['noItems'],
+  },
+  {
+    method: 'GET',
+    path: '/api/items/item',
+    operationId: 'itemsItem',
+    summary: 'One item',
+    description: "One approved item of the key's account; another seller's item is a 404 like a missing one.",
+    params: [
+      {
+        name: 'item_id',
+        description: 'A positive integer: digits only, at most 15 (007 is item 7)',
+        sources: ['query'],
+        pattern: '^\\s*\\d{1,15}\\s*$',
+      },
+    ],
+    success: { item: Item },
+    notFound: ['itemNotFound'],
+  },
+  {
+    method: 'POST',
+    path: '/api/purchases/validation',
+    operationId: 'purchaseValidation',
+    summary: 'Validate a purchase code',
+    description:
+      "The purchase, when the code (trimmed, any letter case) is active and its item belongs to the key's account; " +
+      'any other code is a 404.',
+    params: [
+      {
+        name: 'purchase_code',
+        description: "The buyer's purchase code",
+        sources: ['query', 'body'],
+      },
+    ],
+    success: { data: Type.Object({ purchase: Purchase }, { additionalProperties: false }) },
+    notFound: ['invalidPurchaseCode'],
+  },
+];
+
+/** The error kinds a route may answer with, by status; POST routes read bodies and add 413 and 415. */
+export function routeErrorKinds(route: RouteContract): ReadonlyMap<number, readonly ErrorKind[]> {
+  const kinds = new Map<number, readonly ErrorKind[]>([
+    [400, ['badParameter', 'malformedRequest']],
+    [401, ['invalidRequest']],
+    [404, [...route.notFound, 'notFound']],
+    [405, ['methodNotAllowed']],
+    // Headers or a body that do not arrive in time (config server.requestTimeoutSeconds).
+    [408, ['requestTimeout']],
+  ]);
+  if (route.method === 'POST') {
+    kinds.set(413, ['bodyTooLarge']);
+    kinds.set(415, ['unsupportedContentType']);
+  }
+  kinds.set(429, ['tooManyRequests']);
+  kinds.set(500, ['internal']);
+  kinds.set(503, ['serviceUnavailable']);
+  return kinds;
+}
+
+/** A path no route serves: 404, or 405 for a route's path with another method. */
+export const UNROUTED_ERROR_KINDS: ReadonlyMap<number, readonly ErrorKind[]> = new Map([
+  [404, ['notFound']],
+  [405, ['methodNotAllowed']],
+]);

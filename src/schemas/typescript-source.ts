@@ -1,0 +1,78 @@
+import type { TSchema } from '@sinclair/typebox';
+import { languages } from '../variants/languages.js';
+import { Account, AudioMedia, ImageMedia, Item, Purchase, VideoMedia } from './resource-schemas.js';
+
+/**
+ * Writes the resource schemas as TypeScript declarations, for the SDK (sdk/src/contract.ts):
+ * the client ships its own types with no runtime dependency, yet no shape is written twice.
+ */
+
+/** The schemas declared by name, in the order the file lists them; others are written inline. */
+const NAMED: readonly TSchema[] = [Account, ImageMedia, VideoMedia, AudioMedia, Item, Purchase];
+
+const quote = (text: string) => `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+
+function typeOf(schema: TSchema, indent: string): string {
+  const title = schema.title as string | undefined;
+  if (title && NAMED.some((named) => named.title === title)) return title;
+  if (schema.const !== undefined) return quote(String(schema.const));
+  if (Array.isArray(schema.enum)) return (schema.enum as string[]).map(quote).join(' | ');
+  if (Array.isArray(schema.anyOf))
+    return (schema.anyOf as TSchema[]).map((branch) => typeOf(branch, indent)).join(' | ');
+  switch (schema.type) {
+    case 'string':
+      return 'string';
+    case 'number':
+    case 'integer':
+      return 'number';
+    case 'boolean':
+      return 'boolean';
+    case 'array': {
+      const items = typeOf(schema.items as TSchema, indent);
+      return items.includes(' ') ? `(${items})[]` : `${items}[]`;
+    }
+    case 'object':
+      return objectType(schema, indent);
+    default:
+      throw new Error(`typescript-source: no TypeScript for schema ${JSON.stringify(schema)}`);
+  }
+}
+
+function objectType(schema: TSchema, indent: string): string {
+  const properties = schema.properties as Record<string, TSchema> | undefined;
+  if (!properties || Object.keys(properties).length === 0) {
+    const values = Object.values((schema.patternProperties ?? {}) as Record<string, TSchema>)[0];
+    return `Record<string, ${values ? typeOf(values, indent) : 'never'}>`;
+  }
+  const required = new Set((schema.required as string[] | undefined) ?? []);
+  const inner = `${indent}  `;
+  const lines = Object.entries(properties).map(([name, property]) => {
+    const doc = property.description ? `${inner}/** ${property.description} */\n` : '';
+    return `${doc}${inner}${name}${required.has(name) ? '' : '?'}: ${typeOf(property, inner)};`;
+  });
+  return `{\n${lines.join('\n')}\n${indent}}`;
+}
+
+/** The 404 messages the client reads as "none" rather than as an error, in every language. */
+function messagesOf(kind: 'noItems' | 'itemNotFound' | 'invalidPurchaseCode'): string {
+  return `[${Object.values(languages)
+    .map((texts) => quote(texts.messages[kind]))
+    .join(', ')}]`;
+}
+
+/** The text of sdk/src/contract.ts. */
+export function sdkContractSource(): string {
+  const declarations = NAMED.map((schema) => {
+    const body = objectType(schema, '');
+    return `/** ${schema.title}: SPEC 3, keys in this order. */\nexport interface ${schema.title} ${body}`;
+  });
+  return `${[
+    "// Generated from the API's schemas (src/schemas) by `npm run sdk`: do not edit.",
+    ...declarations,
+    "/** An item's media, by its preview type. */\nexport type ItemMedia = ImageMedia | VideoMedia | AudioMedia;",
+    '/** Every error answer: `{ status: <error word>, msg }`. */\nexport interface ErrorBody {\n  status: string;\n  msg: string;\n}',
+    `/** "No items" in every language: items() answers [] for it. */\nexport const NO_ITEMS_MESSAGES: readonly string[] = ${messagesOf('noItems')};`,
+    `/** "Item not found" in every language: item() answers null for it. */\nexport const ITEM_NOT_FOUND_MESSAGES: readonly string[] = ${messagesOf('itemNotFound')};`,
+    `/** "Invalid purchase code" in every language: validatePurchase() answers null for it. */\nexport const INVALID_PURCHASE_CODE_MESSAGES: readonly string[] = ${messagesOf('invalidPurchaseCode')};`,
+  ].join('\n\n')}\n`;
+}

@@ -1,0 +1,139 @@
+import type { TSchema } from '@sinclair/typebox';
+import { Ajv, type ValidateFunction } from 'ajv';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { Config } from '../../src/config.js';
+import { createVariantResolver } from '../../src/http/variant-runtime.js';
+import { MAX_DECIMALS } from '../../src/schemas/resource-schemas.js';
+import { routeResponseSchemas, unroutedResponseSchemas } from '../../src/schemas/response-schemas.js';
+import { routeContracts } from '../../src/schemas/route-contracts.js';
+import type { VariantTexts } from '../../src/variants/variant-texts.js';
+
+/**
+ * Checks answers against the contract's schemas (src/schemas): every answer the HTTP suites
+ * receive through `createTestApp` passes here, so the bytes the routes write and the schemas
+ * (hence the OpenAPI document and the SDK's types) cannot drift apart.
+ */
+
+/** Strict Ajv, as an integrator's validator would be, with our one extension keyword. */
+export function createContractAjv(): Ajv {
+  const ajv = new Ajv({ strict: true, allErrors: true });
+  ajv.addKeyword({
+    keyword: MAX_DECIMALS,
+    type: 'number',
+    schemaType: 'number',
+    validate: (decimals: number, value: number) => Number(value.toFixed(decimals)) === value,
+    error: { message: `must have at most the given number of decimals (${MAX_DECIMALS})` },
+  });
+  return ajv;
+}
+
+/** Where keys are out of the schema's order; objects nested in arrays and unions included. */
+export function keyOrderProblems(value: unknown, schema: TSchema, path = ''): string[] {
+  if (Array.isArray(value)) {
+    const items = schema.items as TSchema | undefined;
+    return items ? value.flatMap((element, index) => keyOrderProblems(element, items, `${path}/${index}`)) : [];
+  }
+  if (value === null || typeof value !== 'object') return [];
+  if (Array.isArray(schema.anyOf)) {
+    const branch = (schema.anyOf as TSchema[]).find((candidate) => fitsKeys(value, candidate));
+    return branch ? keyOrderProblems(value, branch, path) : [`${path || '/'}: keys fit no variant of the schema`];
+  }
+  const properties = schema.properties as Record<string, TSchema> | undefined;
+  if (!properties || Object.keys(properties).length === 0) return [];
+  const actual = Object.keys(value);
+  const expected = Object.keys(properties).filter((key) => key in value);
+  const problems =
+    actual.join() === expected.join()
+      ? []
+      : [`${path || '/'}: keys ${actual.join(',')}, expected ${expected.join(',')}`];
+  for (const key of expected) {
+    problems.push(
+      ...keyOrderProblems((value as Record<string, unknown>)[key], properties[key] as TSchema, `${path}/${key}`),
+    );
+  }
+  return problems;
+}
+
+/** An object schema whose properties hold all of the value's keys and its required ones. */
+function fitsKeys(value: object, schema: TSchema): boolean {
+  const properties = schema.properties as Record<string, unknown> | undefined;
+  if (!properties) return false;
+  const required = (schema.required as string[] | undefined) ?? [];
+  return Object.keys(value).every((key) => key in properties) && required.every((key) => key in value);
+}
+
+function withoutTrailingSlash(path: string): string {
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
+
+/** The contract's schema for an answer, by its variant, route and status; undefined for the non-API pages. */
+export interface ContractChecker {
+  /** Throws with every problem found when the answer does not match its schema. */
+  check(request: InjectOptions | string, response: LightMyRequestResponse): void;
+  /** Answers checked so far. */
+  readonly checked: number;
+}
+
+export function createContractChecker(config: Config): ContractChecker {
+  const ajv = createContractAjv();
+  const resolver = createVariantResolver(config.variants);
+  const validators = new Map<string, { schema: TSchema; validate: ValidateFunction }>();
+  let checked = 0;
+
+  const schemaFor = (texts: VariantTexts, method: string, path: string, status: number) => {
+    const route = routeContracts.find(
+      (candidate) =>
+        candidate.path === path && (candidate.method === method || (method === 'HEAD' && candidate.method === 'GET')),
+    );
+    const key = `${texts.lang}|${route?.path ?? '(unrouted)'}|${status}`;
+    let entry = validators.get(key);
+    if (!entry) {
+      const schema = (route ? routeResponseSchemas(route, texts) : unroutedResponseSchemas(texts)).get(status);
+      if (!schema) return undefined;
+      entry = { schema, validate: ajv.compile(schema) };
+      validators.set(key, entry);
+    }
+    return entry;
+  };
+
+  return {
+    get checked() {
+      return checked;
+    },
+    check(request, response) {
+      const options = typeof request === 'string' ? { url: request } : request;
+      const url = new URL(String(options.url ?? options.path ?? '/'), 'http://localhost');
+      const headers = (options.headers ?? {}) as Record<string, string | undefined>;
+      const host = headers.host ?? headers.Host ?? 'localhost:80';
+      const { variant, rest } = resolver.forPath(url.pathname, host);
+      const path = withoutTrailingSlash(rest);
+      // The docs pages and the document itself are not API answers; their own tests check them.
+      if (path === '/openapi.json' || path === '/docs' || path.startsWith('/docs/')) return;
+      const method = String(options.method ?? 'GET').toUpperCase();
+      const where = `${method} ${url.pathname} → ${response.statusCode}`;
+      if (method === 'HEAD') {
+        if (response.body !== '') throw new Error(`${where}: a HEAD answer has a body`);
+        checked += 1;
+        return;
+      }
+      const entry = schemaFor(variant.config.texts, method, path, response.statusCode);
+      if (!entry) throw new Error(`${where}: the contract has no answer with this status here (${response.body})`);
+      let body: unknown;
+      try {
+        body = JSON.parse(response.body);
+      } catch {
+        throw new Error(`${where}: not JSON: ${response.body.slice(0, 200)}`);
+      }
+      const problems = entry.validate(body)
+        ? []
+        : (entry.validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message}`);
+      problems.push(...keyOrderProblems(body, entry.schema));
+      if (problems.length > 0) {
+        throw new Error(
+          `${where}: the answer does not match its schema:\n  ${problems.join('\n  ')}\n${response.body}`,
+        );
+      }
+      checked += 1;
+    },
+  };
+}

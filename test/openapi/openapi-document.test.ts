@@ -1,0 +1,248 @@
+import { readFileSync } from 'node:fs';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv } from 'ajv';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shippedOpenApiFiles } from '../../src/openapi/openapi-files.js';
+import { createTestApp, TEST_STORES, type TestApp, VARIANTS } from '../helpers/test-app.js';
+import { ALL_LINES, ITEMS, KEYS, PURCHASES, UNKNOWN_KEY } from '../http/fixtures.js';
+import { form, multipart, url } from '../http/http-assertions.js';
+
+// A parsed OpenAPI document, read freely by the assertions below.
+// biome-ignore lint/suspicious/noExplicitAny: the document is JSON of no declared type
+type Json = Record<string, any>;
+
+const committed = (lang: string) => readFileSync(new URL(`../../openapi/${lang}.json`, import.meta.url), 'utf8');
+
+describe('the committed OpenAPI documents', () => {
+  it('are what the code generates (run `npm run openapi` after changing a schema)', () => {
+    const generated = shippedOpenApiFiles();
+    expect([...generated.keys()].sort()).toEqual(['en.json', 'pt.json']);
+    for (const [name, text] of generated) expect(committed(name.replace('.json', '')), name).toBe(text);
+  });
+
+  it.each(VARIANTS)('$lang validates as OpenAPI 3.1 with an independent validator', async (variant) => {
+    const validator = new Validator();
+    const result = await validator.validate(JSON.parse(committed(variant.lang)));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+});
+
+/** The 408 message (not in SPEC 2.3's table; the app answers it since requests have a time limit). */
+const REQUEST_TIMEOUT = { en: 'Request timeout', pt: 'Tempo esgotado para a solicitação' } as const;
+
+/** Every example of every response, with its HTTP status and headers. */
+function responseExamples(document: Json) {
+  const found: { path: string; method: string; status: number; headers: string[]; value: Json }[] = [];
+  for (const [path, operations] of Object.entries<Json>(document.paths)) {
+    for (const [method, operation] of Object.entries<Json>(operations)) {
+      for (const [status, response] of Object.entries<Json>(operation.responses)) {
+        const media = response.content?.['application/json'];
+        const values = media ? [media.example, ...Object.values<Json>(media.examples ?? {}).map((e) => e.value)] : [];
+        for (const value of values.filter(Boolean)) {
+          found.push({ path, method, status: Number(status), headers: Object.keys(response.headers ?? {}), value });
+        }
+      }
+    }
+  }
+  return found;
+}
+
+describe.each(TEST_STORES)('%s store: the served documents', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(kind, { lines: ALL_LINES });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  describe.each(VARIANTS)('$lang', (variant) => {
+    let document: Json;
+    beforeAll(async () => {
+      const response = await t.app.inject({ url: `${variant.base}/openapi.json` });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+      document = JSON.parse(response.body);
+    });
+
+    it("is the committed document, with the variant's server", () => {
+      expect(document).toEqual(JSON.parse(committed(variant.lang)));
+      expect(document.servers).toEqual([{ url: variant.base || '/' }]);
+      expect(document.openapi).toBe('3.1.0');
+    });
+
+    it('has every row of SPEC 2.3 with its example, in the variant’s words', () => {
+      const examples = responseExamples(document);
+      const rows: [number, string][] = [
+        [401, variant.messages.invalidRequest],
+        [404, variant.messages.noItems],
+        [404, variant.messages.itemNotFound],
+        [404, variant.messages.invalidPurchaseCode],
+        [404, variant.messages.notFound],
+        [405, variant.messages.methodNotAllowed],
+        [408, REQUEST_TIMEOUT[variant.lang]],
+        [413, variant.messages.bodyTooLarge],
+        [415, variant.messages.unsupportedContentType],
+        [429, variant.messages.tooManyRequests],
+        [503, variant.messages.serviceUnavailable],
+        [500, variant.messages.internal],
+      ];
+      for (const [status, msg] of rows) {
+        const matching = examples.filter((e) => e.status === status && e.value.msg === msg);
+        expect(matching.length, `${status} ${msg}`).toBeGreaterThan(0);
+        for (const example of matching) expect(example.value).toEqual({ status: variant.error, msg });
+        if (status === 429) for (const example of matching) expect(example.headers).toContain('Retry-After');
+        if (status === 405) for (const example of matching) expect(example.headers).toContain('Allow');
+      }
+      const badParameter = examples.filter((e) => e.status === 400);
+      expect(badParameter.map((e) => e.value.msg)).toEqual(
+        expect.arrayContaining([expect.stringContaining('api_key'), expect.stringContaining('item_id')]),
+      );
+      const successes = examples.filter((e) => e.status === 200);
+      expect(successes.map((e) => `${e.method} ${e.path}`).sort()).toEqual([
+        'get /api/account/details',
+        'get /api/items/all',
+        'get /api/items/item',
+        'post /api/purchases/validation',
+      ]);
+      for (const example of successes) expect(example.value.status).toBe(variant.ok);
+      expect(successes[0]?.value.data.currency).toBe(variant.currency);
+    });
+
+    it('describes every transport of a parameter', () => {
+      expect(document.components.securitySchemes).toEqual({
+        apiKeyHeader: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-Api-Key' }),
+        bearer: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+        apiKeyQuery: expect.objectContaining({ type: 'apiKey', in: 'query', name: 'api_key' }),
+      });
+      expect(document.security).toEqual([{ apiKeyHeader: [] }, { bearer: [] }, { apiKeyQuery: [] }]);
+      const item = document.paths['/api/items/item'].get;
+      expect(item.parameters).toEqual([expect.objectContaining({ name: 'item_id', in: 'query', required: true })]);
+      const validation = document.paths['/api/purchases/validation'].post;
+      expect(validation.parameters).toEqual([
+        expect.objectContaining({ name: 'purchase_code', in: 'query', required: false }),
+      ]);
+      expect(Object.keys(validation.requestBody.content)).toEqual([
+        'application/json',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data',
+      ]);
+      for (const media of Object.values<Json>(validation.requestBody.content)) {
+        expect(Object.keys(media.schema.properties)).toEqual(['api_key', 'purchase_code']);
+      }
+    });
+
+    it("accepts the API's real answers with its own schemas (each route, each status the test can cause)", async () => {
+      // The document's schemas as they are, components by name (strict Ajv knows no `openapi` keyword),
+      // in a plain strict Ajv as an integrator would use: no keyword of ours.
+      const ajv = new Ajv({ strict: true, allErrors: true });
+      const local = (schema: unknown): unknown =>
+        JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"'));
+      for (const [name, schema] of Object.entries<Json>(document.components.schemas))
+        ajv.addSchema(local(schema) as Json, name);
+      const schemaFor = (path: string, method: string, status: number) =>
+        ajv.compile(local(document.paths[path][method].responses[status].content['application/json'].schema) as Json);
+      const key = { 'x-api-key': KEYS.alice };
+      const cases: { path: string; method: 'get' | 'post'; status: number; request: Json }[] = [
+        { path: '/api/account/details', method: 'get', status: 200, request: { headers: key } },
+        {
+          path: '/api/account/details',
+          method: 'get',
+          status: 401,
+          request: { headers: { 'x-api-key': UNKNOWN_KEY } },
+        },
+        { path: '/api/account/details', method: 'get', status: 400, request: {} },
+        { path: '/api/items/all', method: 'get', status: 200, request: { headers: key } },
+        { path: '/api/items/all', method: 'get', status: 404, request: { headers: { 'x-api-key': KEYS.cleo } } },
+        {
+          path: '/api/items/item',
+          method: 'get',
+          status: 200,
+          request: { headers: key, query: { item_id: String(ITEMS.i101.line.id) } },
+        },
+        {
+          path: '/api/items/item',
+          method: 'get',
+          status: 404,
+          request: { headers: key, query: { item_id: '999999' } },
+        },
+        { path: '/api/items/item', method: 'get', status: 400, request: { headers: key, query: { item_id: 'x' } } },
+        { path: '/api/items/item', method: 'get', status: 405, request: { method: 'POST', headers: key } },
+        {
+          path: '/api/purchases/validation',
+          method: 'post',
+          status: 200,
+          request: { headers: key, payload: { purchase_code: PURCHASES.regular.line.code } },
+        },
+        {
+          path: '/api/purchases/validation',
+          method: 'post',
+          status: 200,
+          request: form([['purchase_code', PURCHASES.extendedUnsupportedItem.line.code as string]], key),
+        },
+        {
+          path: '/api/purchases/validation',
+          method: 'post',
+          status: 404,
+          request: multipart([['purchase_code', 'NOPE-1']], [], key),
+        },
+        {
+          path: '/api/purchases/validation',
+          method: 'post',
+          status: 400,
+          request: { headers: { ...key, 'content-type': 'application/json' }, payload: '{' },
+        },
+        {
+          path: '/api/purchases/validation',
+          method: 'post',
+          status: 415,
+          request: { headers: { ...key, 'content-type': 'text/plain' }, payload: 'x' },
+        },
+        {
+          path: '/api/purchases/validation',
+          method: 'post',
+          status: 413,
+          request: { headers: { ...key, 'content-type': 'application/json' }, payload: `"${'x'.repeat(70_000)}"` },
+        },
+        { path: '/api/purchases/validation', method: 'post', status: 405, request: { method: 'GET', headers: key } },
+      ];
+      for (const { path, method, status, request } of cases) {
+        const response = await t.app.inject({
+          method: method.toUpperCase() as 'GET',
+          url: url(variant, path),
+          ...request,
+        });
+        expect(response.statusCode, `${method} ${path}: ${response.body}`).toBe(status);
+        const validate = schemaFor(path, method, status);
+        expect(
+          validate(JSON.parse(response.body)),
+          `${method} ${path} ${status}: ${JSON.stringify(validate.errors)}`,
+        ).toBe(true);
+      }
+    });
+  });
+
+  it('gives a variant on its own host that host as its server', async () => {
+    const hosted = await createTestApp(kind, {
+      configFile: {
+        variants: [
+          { lang: 'en', baseUrl: '/', currency: 'USD' },
+          { lang: 'pt', baseUrl: 'https://api.example.com.br/', currency: 'BRL', rate: '5.00' },
+        ],
+      },
+    });
+    try {
+      const pt = await hosted.app.inject({ url: '/openapi.json', headers: { host: 'api.example.com.br' } });
+      expect(JSON.parse(pt.body).servers).toEqual([{ url: 'https://api.example.com.br' }]);
+      expect(JSON.parse(pt.body).info.title).toBe('marketplace-api (pt)');
+      const en = await hosted.app.inject({ url: '/openapi.json', headers: { host: 'localhost' } });
+      expect(JSON.parse(en.body).servers).toEqual([{ url: '/' }]);
+      const docs = await hosted.app.inject({ url: '/docs/json', headers: { host: 'api.example.com.br' } });
+      expect(JSON.parse(docs.body).info.title).toBe('marketplace-api (pt)');
+    } finally {
+      await hosted.close();
+    }
+  });
+});

@@ -68,7 +68,8 @@ export function required<S extends TSchema, F extends TSchema, const At extends 
   spec: ColumnSpec<S> & { readonly field: F; readonly at?: At },
   read: ReadValue<Static<F>, Static<S>>,
 ): Column<S, F> & { readonly at: At } {
-  return { kind: 'column', sql: spec.sql, stored: spec.stored, field: spec.field, at: spec.at as At, read } as never;
+  const { sql, stored, field } = spec;
+  return { kind: 'column', sql, stored, field, at: spec.at as At, read: read as ReadValue<unknown, Static<S>> };
 }
 
 /** A column the line may leave out (or give as null): `read` gets undefined then, and gives the default. */
@@ -76,8 +77,9 @@ export function optional<S extends TSchema, F extends TSchema, const At extends 
   spec: ColumnSpec<S> & { readonly field: F; readonly at?: At },
   read: ReadValue<Static<F> | undefined, Static<S>>,
 ): Column<S, TOptional<F>> & { readonly at: At } {
-  const field = Type.Optional(spec.field);
-  return { kind: 'column', sql: spec.sql, stored: spec.stored, field, at: spec.at as At, read } as never;
+  const { sql, stored } = spec;
+  const field = Type.Optional(spec.field) as TOptional<F>;
+  return { kind: 'column', sql, stored, field, at: spec.at as At, read: read as ReadValue<unknown, Static<S>> };
 }
 
 /** A column made from the line's other fields. */
@@ -100,7 +102,12 @@ export function lineOnly<F extends TSchema, V, const At extends LinePath | undef
   spec: { readonly field: F; readonly at?: At },
   read: ReadValue<Static<F> | undefined, V>,
 ): LineOnly<TOptional<F>, V> & { readonly at: At } {
-  return { kind: 'line', field: Type.Optional(spec.field), at: spec.at as At, read } as never;
+  return {
+    kind: 'line',
+    field: Type.Optional(spec.field) as TOptional<F>,
+    at: spec.at as At,
+    read: read as ReadValue<unknown, V>,
+  };
 }
 
 /** A column the import does not fill from a line (the key columns of an account). */
@@ -214,15 +221,17 @@ export function defineRecordTable<
   const checker = TypeCompiler.Compile(lineSchema);
   const steps = Object.entries(entries).map(([name, entry]) => stepOf(name, entry));
   const columns: ColumnName[] = [];
-  for (const [name, entry] of Object.entries(entries))
+  for (const [name, entry] of Object.entries(entries)) {
     if (entry.kind === 'column') columns.push({ name, sql: entry.sql });
+  }
+  const valueColumns = columns.filter((column) => column.name !== key).map((column) => column.name);
   return {
     table,
     lineType,
     key,
     entries,
     columns,
-    valueColumns: columns.filter((column) => column.name !== key).map((column) => column.name) as never,
+    valueColumns: valueColumns as unknown as RecordTable<N, E, Gs, K>['valueColumns'],
     lineSchema,
     readLine(value) {
       if (!checker.Check(value)) return { ok: false, problems: schemaProblems(checker, value) };
@@ -235,7 +244,7 @@ export function defineRecordTable<
           step.group === undefined ? line[step.field] : (line[step.group] as LineValues | undefined)?.[step.field];
         (step.column ? record : extras)[step.name] = step.read(given, reader, line);
       }
-      return reading(reader, { record, extras } as never);
+      return reading(reader, { record, extras } as LineRecord<RecordOf<E>, ExtrasOf<E>>);
     },
   };
 }
@@ -286,7 +295,7 @@ function buildLineSchema<N extends string, E extends Entries, Gs extends Groups>
     const object = Type.Object(members, { additionalProperties: false });
     properties[group] = groups[group] === 'optional' ? Type.Optional(object) : object;
   }
-  return Type.Object(properties, { additionalProperties: false }) as never;
+  return Type.Object(properties, { additionalProperties: false }) as TObject as LineSchemaOf<N, E, Gs>;
 }
 
 /**

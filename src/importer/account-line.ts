@@ -1,5 +1,4 @@
-import type { AccountExtras, AccountRecord } from '../records/account-table.js';
-import { ACCOUNTS } from '../records/account-table.js';
+import { ACCOUNTS, type AccountExtras, type AccountRecord } from '../records/account-table.js';
 import type { LineReading } from './field-reader.js';
 
 export { type AccountLine, isUsername } from '../records/account-table.js';

@@ -98,7 +98,7 @@ export class ImportRun {
         const { username } = parsed.entry.record;
         if (this.batch.accounts.has(username)) this.seal();
         this.batch.accounts.add(username);
-        const apiKey = parsed.entry.apiKey;
+        const apiKey = parsed.entry.extras.api_key;
         const digest = apiKey === undefined ? undefined : digestApiKey(this.keys, apiKey);
         this.batch.entries.push({ kind: 'account', line, entry: parsed.entry, digest });
         this.seenAccounts.add(username);
@@ -280,7 +280,7 @@ export class ImportRun {
     this.givenKeys.set(username, digest);
     // The same key as stored: keep the row as it is, rather than encrypt it again.
     if (storedDigest === digest || !writing) return { key: undefined };
-    return { key: { digest, cipher: encryptApiKey(this.keys, pending.entry.apiKey as string) } };
+    return { key: { digest, cipher: encryptApiKey(this.keys, pending.entry.extras.api_key as string) } };
   }
 
   /** Another account that holds this key digest now, if any. */

@@ -1,4 +1,8 @@
 import type { ItemRecord, PurchaseRecord } from '../domain/records.js';
+import { ACCOUNTS } from '../records/account-table.js';
+import { ITEMS } from '../records/item-table.js';
+import { PURCHASES } from '../records/purchase-table.js';
+import { dropKnownNulls } from '../records/record-table.js';
 import { type AccountEntry, isUsername, readAccountLine } from './account-line.js';
 import { type LineReading, parseItemId } from './field-reader.js';
 import { readItemLine } from './item-line.js';
@@ -25,15 +29,11 @@ export type ParsedLine =
 
 const TYPE_LIST = LINE_TYPES.map((type) => JSON.stringify(type)).join(', ');
 
-/** A field given as null is a field with no value: left out, so it takes its default (or is missing). */
-const dropNulls = (_key: string, value: unknown) => (value === null ? undefined : value);
-
 /** Parses and validates one non-blank NDJSON line; the message of a bad line never repeats a value. */
 export function parseLine(text: string): ParsedLine {
   let value: unknown;
   try {
-    // The reviver costs time on every value: only lines that hold a null pay for it.
-    value = text.includes('null') ? JSON.parse(text, dropNulls) : JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     // The parser's own message quotes the line, which may hold a key: say no more than this.
     return { kind: 'bad', message: 'not valid JSON' };
@@ -42,6 +42,11 @@ export function parseLine(text: string): ParsedLine {
     return { kind: 'bad', message: 'must be a JSON object' };
   }
   const type = (value as { type?: unknown }).type;
+  // A field given as null is a field with no value: left out, so it takes its default (or is
+  // missing). Only where the line's schema knows the field: a null under an unknown name is still
+  // an unknown field. The walk costs time: only lines that hold a null pay for it.
+  const table = type === 'account' ? ACCOUNTS : type === 'item' ? ITEMS : type === 'purchase' ? PURCHASES : undefined;
+  if (table !== undefined && text.includes('null')) dropKnownNulls(value as Record<string, unknown>, table.lineSchema);
   switch (type) {
     case 'account': {
       const read = readAccountLine(value);
@@ -60,6 +65,7 @@ export function parseLine(text: string): ParsedLine {
       return read.ok ? { kind: 'purchase', record: read.value } : bad('purchase', read, undefined);
     }
     case undefined:
+    case null:
       return { kind: 'bad', message: `type is required: one of ${TYPE_LIST}` };
     default:
       return { kind: 'bad', message: `type must be one of ${TYPE_LIST}` };

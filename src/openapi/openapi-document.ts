@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { VariantConfig } from '../config.js';
-import type { ErrorKind } from '../http/error-kinds.js';
+import type { ErrorKind } from '../variants/error-kinds.js';
 import { MAX_DECIMALS, resourceSchemas } from '../schemas/resource-schemas.js';
 import { errorEnvelope, routeResponseSchemas } from '../schemas/response-schemas.js';
 import { type RouteContract, routeContracts, routeErrorKinds } from '../schemas/route-contracts.js';

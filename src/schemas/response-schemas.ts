@@ -1,5 +1,5 @@
 import { type TSchema, Type } from '@sinclair/typebox';
-import type { ErrorKind } from '../http/error-kinds.js';
+import type { ErrorKind } from '../variants/error-kinds.js';
 import type { VariantTexts } from '../variants/variant-texts.js';
 import { type RouteContract, routeErrorKinds, UNROUTED_ERROR_KINDS } from './route-contracts.js';
 

@@ -1,5 +1,5 @@
 import { type TProperties, Type } from '@sinclair/typebox';
-import type { ErrorKind } from '../http/error-kinds.js';
+import type { ErrorKind } from '../variants/error-kinds.js';
 import { Account, Item, Purchase } from './resource-schemas.js';
 
 /** Where a parameter may be sent (SPEC 2.1); the key may also come as a header or a bearer token. */

@@ -1,5 +1,9 @@
 import type pg from 'pg';
-import type { AccountRecord, ItemRecord, PurchaseRecord } from '../domain/records.js';
+import type { ItemRecord, PurchaseRecord } from '../domain/records.js';
+import { ACCOUNT_KEY_COLUMNS, ACCOUNTS } from '../records/account-table.js';
+import { ITEMS } from '../records/item-table.js';
+import { PURCHASES } from '../records/purchase-table.js';
+import type { ColumnName, SqlType } from '../records/record-table.js';
 import { type AccountUpsert, ImportRowRejectedError, type ImportSession, type UpsertCounts } from './store.js';
 
 /** Any constant: one import at a time, as SQLite's write lock gives. */
@@ -35,90 +39,41 @@ export async function runPostgresImport<T>(pool: pg.Pool, work: (session: Import
   }
 }
 
-type ColumnType = 'text' | 'int8' | 'int4';
+/** The array type a column's values are bound as. */
+const ARRAY_TYPES: Readonly<Record<SqlType, string>> = { text: 'text', bigint: 'int8', integer: 'int4' };
 
-interface Column<R> {
-  readonly name: keyof R & string;
-  readonly type: ColumnType;
+interface Column {
+  readonly name: string;
+  readonly type: string;
 }
-
-const text = <R>(name: keyof R & string): Column<R> => ({ name, type: 'text' });
-const int8 = <R>(name: keyof R & string): Column<R> => ({ name, type: 'int8' });
-const int4 = <R>(name: keyof R & string): Column<R> => ({ name, type: 'int4' });
-
-/** The columns written besides the natural key (first here), in binding order. */
-const ACCOUNT_COLUMNS: readonly Column<AccountRecord>[] = [
-  text('email'),
-  text('firstname'),
-  text('lastname'),
-  int8('balance'),
-  text('status'),
-  text('registered_at'),
-  text('heading'),
-  text('description'),
-  text('contact_email'),
-  text('social_links'),
-  text('avatar'),
-  text('cover'),
-];
-
-type KeyColumns = { key_digest: string; key_cipher: string };
-const KEY_COLUMNS: readonly Column<KeyColumns>[] = [text('key_digest'), text('key_cipher')];
-
-const ITEM_COLUMNS: readonly Column<ItemRecord>[] = [
-  text('account'),
-  text('name'),
-  text('description'),
-  text('category'),
-  text('sub_category'),
-  text('options'),
-  text('version'),
-  text('demo_link'),
-  text('tags'),
-  text('preview_type'),
-  text('thumbnail'),
-  text('preview_image'),
-  text('preview_video'),
-  text('preview_audio'),
-  text('screenshots'),
-  int8('price_regular'),
-  int8('price_extended'),
-  int4('supported'),
-  text('status'),
-  text('published_at'),
-];
-
-const PURCHASE_COLUMNS: readonly Column<PurchaseRecord>[] = [
-  text('code'),
-  int8('item_id'),
-  text('license_type'),
-  int8('price'),
-  text('supported_until'),
-  int4('downloaded'),
-  text('status'),
-  text('date'),
-];
 
 interface Table {
   readonly name: string;
-  readonly key: Column<unknown>;
+  readonly key: Column;
   /** Every column but the key. */
-  readonly columns: readonly Column<unknown>[];
+  readonly columns: readonly Column[];
 }
 
-const ACCOUNTS = {
-  name: 'accounts',
-  key: text<AccountRecord>('username'),
-  columns: [...ACCOUNT_COLUMNS, ...KEY_COLUMNS],
-} as Table;
-const ACCOUNTS_KEEPING_KEY = { ...ACCOUNTS, columns: ACCOUNT_COLUMNS } as Table;
-const ITEMS = { name: 'items', key: int8<ItemRecord>('id'), columns: ITEM_COLUMNS } as Table;
-const PURCHASES = { name: 'purchases', key: text<PurchaseRecord>('code_key'), columns: PURCHASE_COLUMNS } as Table;
+/** A record table's columns as written here, with more columns after them (the account's key columns). */
+function tableOf(
+  record: { table: string; key: string; columns: readonly ColumnName[] },
+  more: readonly ColumnName[] = [],
+): Table {
+  const columns = [...record.columns, ...more].map(({ name, sql }) => ({ name, type: ARRAY_TYPES[sql] }));
+  const key = columns.find((column) => column.name === record.key) as Column;
+  return { name: record.table, key, columns: columns.filter((column) => column !== key) };
+}
 
-const list = (columns: readonly Column<unknown>[], prefix = '') => columns.map((c) => `${prefix}${c.name}`).join(', ');
+const KEY_COLUMNS = Object.entries(ACCOUNT_KEY_COLUMNS).map(([name, { sql }]) => ({ name, sql }));
+const ACCOUNTS_TABLE = tableOf(ACCOUNTS, KEY_COLUMNS);
+const ACCOUNTS_KEEPING_KEY = tableOf(ACCOUNTS);
+const ITEMS_TABLE = tableOf(ITEMS);
+const PURCHASES_TABLE = tableOf(PURCHASES);
+
+const list = (columns: readonly Column[], prefix = '') => columns.map((c) => `${prefix}${c.name}`).join(', ');
 
 /** `unnest($1::text[], $2::int8[], ...)`: one array parameter per column, rows in batch order. */
-function unnest(columns: readonly Column<unknown>[]): string {
+function unnest(columns: readonly Column[]): string {
   return `unnest(${columns.map((column, index) => `$${index + 1}::${column.type}[]`).join(', ')})`;
 }
 
@@ -165,14 +120,18 @@ interface Statement {
   readonly text: string;
 }
 
-const UPSERT_ACCOUNTS: Statement = { name: 'import_accounts', table: ACCOUNTS, text: upsertSql(ACCOUNTS) };
+const UPSERT_ACCOUNTS: Statement = { name: 'import_accounts', table: ACCOUNTS_TABLE, text: upsertSql(ACCOUNTS_TABLE) };
 const UPDATE_ACCOUNTS_KEEPING_KEY: Statement = {
   name: 'import_accounts_keeping_key',
   table: ACCOUNTS_KEEPING_KEY,
   text: updateSql(ACCOUNTS_KEEPING_KEY),
 };
-const UPSERT_ITEMS: Statement = { name: 'import_items', table: ITEMS, text: upsertSql(ITEMS) };
-const UPSERT_PURCHASES: Statement = { name: 'import_purchases', table: PURCHASES, text: upsertSql(PURCHASES) };
+const UPSERT_ITEMS: Statement = { name: 'import_items', table: ITEMS_TABLE, text: upsertSql(ITEMS_TABLE) };
+const UPSERT_PURCHASES: Statement = {
+  name: 'import_purchases',
+  table: PURCHASES_TABLE,
+  text: upsertSql(PURCHASES_TABLE),
+};
 
 /** One array per column (the key first), each holding that column of every row. */
 function columnArrays(table: Table, rows: readonly Record<string, unknown>[]): unknown[][] {
@@ -181,7 +140,7 @@ function columnArrays(table: Table, rows: readonly Record<string, unknown>[]): u
   for (let row = 0; row < rows.length; row++) {
     const record = rows[row] as Record<string, unknown>;
     for (let column = 0; column < all.length; column++) {
-      (arrays[column] as unknown[])[row] = record[(all[column] as Column<unknown>).name];
+      (arrays[column] as unknown[])[row] = record[(all[column] as Column).name];
     }
   }
   return arrays;
@@ -194,7 +153,9 @@ interface Written {
 }
 
 /** The primary key of each table, to name it as SQLite does. */
-const PRIMARY_KEYS: Readonly<Record<string, string>> = { accounts: 'username', items: 'id', purchases: 'code_key' };
+const PRIMARY_KEYS: Readonly<Record<string, string>> = Object.fromEntries(
+  [ACCOUNTS, ITEMS, PURCHASES].map((record) => [record.table, record.key]),
+);
 
 /**
  * The store's objection to a row, worded as SQLite words it ("UNIQUE constraint failed:

@@ -1,5 +1,8 @@
 import BetterSqlite3 from 'better-sqlite3';
 import type { AccountRecord, ItemRecord, PurchaseRecord } from '../domain/records.js';
+import { ACCOUNT_KEY_COLUMNS, ACCOUNTS } from '../records/account-table.js';
+import { ITEMS } from '../records/item-table.js';
+import { PURCHASES } from '../records/purchase-table.js';
 import { type AccountUpsert, ImportRowRejectedError, type ImportSession, type UpsertCounts } from './store.js';
 
 /**
@@ -46,57 +49,11 @@ function openImportConnection(path: string): BetterSqlite3.Database {
   }
 }
 
-/** The columns written besides the natural key, in binding order. */
-const ACCOUNT_COLUMNS = [
-  'email',
-  'firstname',
-  'lastname',
-  'balance',
-  'status',
-  'registered_at',
-  'heading',
-  'description',
-  'contact_email',
-  'social_links',
-  'avatar',
-  'cover',
-] as const satisfies readonly Exclude<keyof AccountRecord, 'username'>[];
-
-const ITEM_COLUMNS = [
-  'account',
-  'name',
-  'description',
-  'category',
-  'sub_category',
-  'options',
-  'version',
-  'demo_link',
-  'tags',
-  'preview_type',
-  'thumbnail',
-  'preview_image',
-  'preview_video',
-  'preview_audio',
-  'screenshots',
-  'price_regular',
-  'price_extended',
-  'supported',
-  'status',
-  'published_at',
-] as const satisfies readonly Exclude<keyof ItemRecord, 'id'>[];
-
-const PURCHASE_COLUMNS = [
-  'code',
-  'item_id',
-  'license_type',
-  'price',
-  'supported_until',
-  'downloaded',
-  'status',
-  'date',
-] as const satisfies readonly Exclude<keyof PurchaseRecord, 'code_key'>[];
-
-const KEY_COLUMNS = ['key_digest', 'key_cipher'] as const;
+/** The columns written besides the natural key, in binding order: those of the record tables. */
+const ACCOUNT_COLUMNS = ACCOUNTS.valueColumns;
+const ITEM_COLUMNS = ITEMS.valueColumns;
+const PURCHASE_COLUMNS = PURCHASES.valueColumns;
+const KEY_COLUMNS = Object.keys(ACCOUNT_KEY_COLUMNS);
 
 const placeholders = (count: number) => Array.from({ length: count }, () => '?').join(', ');
 
@@ -164,13 +121,13 @@ class SqliteImportSession implements ImportSession {
     this.accountKey = db.prepare<[string], string>('SELECT key_digest FROM accounts WHERE username = ?').pluck();
     this.keyOwner = db.prepare<[string], string>('SELECT username FROM accounts WHERE key_digest = ?').pluck();
     this.itemExists = db.prepare<[number], number>('SELECT 1 FROM items WHERE id = ?').pluck();
-    this.insertAccount = db.prepare(insertSql('accounts', 'username', [...ACCOUNT_COLUMNS, ...KEY_COLUMNS]));
-    this.updateAccount = db.prepare(updateSql('accounts', 'username', [...ACCOUNT_COLUMNS, ...KEY_COLUMNS]));
-    this.updateAccountKeepingKey = db.prepare(updateSql('accounts', 'username', ACCOUNT_COLUMNS));
-    this.insertItem = db.prepare(insertSql('items', 'id', ITEM_COLUMNS));
-    this.updateItem = db.prepare(updateSql('items', 'id', ITEM_COLUMNS));
-    this.insertPurchase = db.prepare(insertSql('purchases', 'code_key', PURCHASE_COLUMNS));
-    this.updatePurchase = db.prepare(updateSql('purchases', 'code_key', PURCHASE_COLUMNS));
+    this.insertAccount = db.prepare(insertSql(ACCOUNTS.table, ACCOUNTS.key, [...ACCOUNT_COLUMNS, ...KEY_COLUMNS]));
+    this.updateAccount = db.prepare(updateSql(ACCOUNTS.table, ACCOUNTS.key, [...ACCOUNT_COLUMNS, ...KEY_COLUMNS]));
+    this.updateAccountKeepingKey = db.prepare(updateSql(ACCOUNTS.table, ACCOUNTS.key, ACCOUNT_COLUMNS));
+    this.insertItem = db.prepare(insertSql(ITEMS.table, ITEMS.key, ITEM_COLUMNS));
+    this.updateItem = db.prepare(updateSql(ITEMS.table, ITEMS.key, ITEM_COLUMNS));
+    this.insertPurchase = db.prepare(insertSql(PURCHASES.table, PURCHASES.key, PURCHASE_COLUMNS));
+    this.updatePurchase = db.prepare(updateSql(PURCHASES.table, PURCHASES.key, PURCHASE_COLUMNS));
   }
 
   async accountKeys(usernames: readonly string[]): Promise<Map<string, string>> {

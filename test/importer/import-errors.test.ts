@@ -196,6 +196,23 @@ describe.each(TEST_STORES)('import errors (%s)', (kind) => {
       expect(await errorsOf(line)).toEqual([`line 3: ${message}`]);
     });
 
+    it.each([
+      ['an account', accountLine({ nickname: null }), 'account: unknown field nickname'],
+      ['an account profile', accountLine({ profile: { bio: null } }), 'account: unknown field profile.bio'],
+      ['an item', itemLine({ preview_gif: null }), 'item: unknown field preview_gif'],
+      ['an item price', itemLine({ price: { regular: 1, extended: 2, sale: null } }), 'item: unknown field price.sale'],
+      [
+        'a purchase, beside known fields given as null',
+        purchaseLine({ status: null, refunded_at: null, downloaded: null }),
+        'purchase: unknown field refunded_at',
+      ],
+    ])(
+      'rejects an unknown field given as null in %s (SPEC 5: unknown fields are errors)',
+      async (_case, line, message) => {
+        expect(await errorsOf(line)).toEqual([`line 3: ${message}`]);
+      },
+    );
+
     it('accepts a code with white space around it, trimmed', async () => {
       expect((await temp.importLines([accountLine(), itemLine(), purchaseLine({ code: '\tABC-1 ' })])).ok).toBe(true);
       expect((await temp.store.purchase('abc-1'))?.code).toBe('ABC-1');

@@ -1,0 +1,1 @@
+export { createClient, MarketplaceApiError, } from './client.js';

@@ -1,9 +1,9 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { VariantConfig } from '../config.js';
-import type { ErrorKind } from '../variants/error-kinds.js';
 import { MAX_DECIMALS, resourceSchemas } from '../schemas/resource-schemas.js';
 import { errorEnvelope, routeResponseSchemas } from '../schemas/response-schemas.js';
 import { type RouteContract, routeContracts, routeErrorKinds } from '../schemas/route-contracts.js';
+import type { ErrorKind } from '../variants/error-kinds.js';
 import type { VariantTexts } from '../variants/variant-texts.js';
 import { EXAMPLE_ITEM_ID, EXAMPLE_PURCHASE_CODE, exampleSuccessMembers } from './openapi-examples.js';
 

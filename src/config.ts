@@ -38,6 +38,27 @@ const ServerSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** The seller's workspace pages: sessions and login attempts. */
+const WorkspaceSchema = Type.Object(
+  {
+    sessionIdleMinutes: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 7 * 24 * 60, description: 'A session unused this long ends' }),
+    ),
+    loginAttempts: Type.Optional(
+      Type.Object(
+        {
+          perAccount: Type.Integer({ minimum: 1, description: 'Failed logins per account and window' }),
+          perClient: Type.Integer({ minimum: 1, description: 'Failed logins per client address and window' }),
+          windowSeconds: Type.Integer({ minimum: 1 }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type WorkspaceSettings = Required<Static<typeof WorkspaceSchema>>;
+
 /** The configuration file's shape (SPEC 4): one schema, the type derived from it. */
 export const ConfigFileSchema = Type.Object(
   {
@@ -58,6 +79,14 @@ export const ConfigFileSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    keyRotationGraceSeconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 30 * 24 * 3600,
+        description: 'How long a replaced API key keeps working after a rotation; 0 stops it at once',
+      }),
+    ),
+    workspace: Type.Optional(WorkspaceSchema),
   },
   { additionalProperties: false },
 );
@@ -82,6 +111,11 @@ export const defaultConfigFile = {
     maxConnections: 10_000,
   },
   failedAttempts: { max: 5000, windowSeconds: 60 },
+  keyRotationGraceSeconds: 0,
+  workspace: {
+    sessionIdleMinutes: 30,
+    loginAttempts: { perAccount: 5, perClient: 20, windowSeconds: 900 },
+  },
 } as const satisfies ConfigFile;
 
 /** The server's timeouts (in ms) and connection limits, every one set. */
@@ -112,6 +146,9 @@ export interface Config {
   readonly support: boolean;
   readonly variants: readonly VariantConfig[];
   readonly failedAttempts: { readonly max: number; readonly windowSeconds: number };
+  /** Seconds a replaced API key keeps working after a rotation (0: none). */
+  readonly keyRotationGraceSeconds: number;
+  readonly workspace: Readonly<WorkspaceSettings>;
   readonly server: ServerLimits;
   readonly store: StoreLocation;
   /** True when the store is the default one, which may be filled with demo data. */
@@ -297,6 +334,8 @@ export function loadConfig(env: Env = process.env): Config {
     support: file.support ?? defaultConfigFile.support,
     variants: Object.freeze(variants),
     failedAttempts: file.failedAttempts ?? defaultConfigFile.failedAttempts,
+    keyRotationGraceSeconds: file.keyRotationGraceSeconds ?? defaultConfigFile.keyRotationGraceSeconds,
+    workspace: Object.freeze({ ...defaultConfigFile.workspace, ...file.workspace }),
     server,
     store,
     storeIsDefault: !env.DATABASE_URL?.trim(),

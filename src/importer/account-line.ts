@@ -2,6 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { AccountRecord } from '../domain/records.js';
 import { API_KEY_PATTERN } from '../keys/api-keys.js';
+import { isAcceptedPasswordHash } from '../passwords/password-hash.js';
 import { FieldReader, type LineReading, MoneySchema, reading } from './field-reader.js';
 import { schemaProblems } from './schema-problems.js';
 
@@ -33,6 +34,9 @@ export const AccountLineSchema = Type.Object(
       Type.String({ description: '16 to 128 characters of A-Za-z0-9_-; keeps an existing key working' }),
     ),
     registered_at: Type.String({ description: 'ISO 8601 with Z or an offset' }),
+    password_hash: Type.Optional(
+      Type.String({ description: "bcrypt ($2y$, $2a$, $2b$, as Laravel writes it) or this service's $scrypt$ text" }),
+    ),
     profile: Type.Optional(ProfileSchema),
   },
   { additionalProperties: false },
@@ -45,6 +49,8 @@ const checker = TypeCompiler.Compile(AccountLineSchema);
 export interface AccountEntry {
   readonly record: AccountRecord;
   readonly apiKey: string | undefined;
+  /** The password hash the line gave, if any (kept apart from the record: see migration 0002). */
+  readonly passwordHash: string | undefined;
 }
 
 /** Reads an account line (an object whose `type` is `account`). */
@@ -56,6 +62,10 @@ export function readAccountLine(value: unknown): LineReading<AccountEntry> {
   const apiKey = line.api_key;
   if (apiKey !== undefined && !API_KEY_PATTERN.test(apiKey)) {
     reader.problem('api_key must be 16 to 128 characters of A-Z, a-z, 0-9, _ and -');
+  }
+  const passwordHash = line.password_hash;
+  if (passwordHash !== undefined && !isAcceptedPasswordHash(passwordHash)) {
+    reader.problem('password_hash must be a bcrypt hash ($2y$, $2a$ or $2b$) or a $scrypt$ hash this service wrote');
   }
   const profile = line.profile ?? {};
   const record: AccountRecord = {
@@ -73,7 +83,7 @@ export function readAccountLine(value: unknown): LineReading<AccountEntry> {
     avatar: reader.optionalUrl('profile.avatar', profile.avatar),
     cover: reader.optionalUrl('profile.cover', profile.cover),
   };
-  return reading(reader, { record, apiKey });
+  return reading(reader, { record, apiKey, passwordHash });
 }
 
 /** A username worth keeping: not empty, and no white space around it that would make two names look alike. */

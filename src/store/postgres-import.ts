@@ -1,6 +1,12 @@
 import type pg from 'pg';
 import type { AccountRecord, ItemRecord, PurchaseRecord } from '../domain/records.js';
-import { type AccountUpsert, ImportRowRejectedError, type ImportSession, type UpsertCounts } from './store.js';
+import {
+  type AccountUpsert,
+  ImportRowRejectedError,
+  type ImportSession,
+  type PasswordHashUpsert,
+  type UpsertCounts,
+} from './store.js';
 
 /** Any constant: one import at a time, as SQLite's write lock gives. */
 const IMPORT_LOCK = 7_310_455_022;
@@ -306,6 +312,18 @@ class PostgresImportSession implements ImportSession {
       updated: written.updated,
       unchanged: rows.length - written.inserted - written.updated,
     };
+  }
+
+  /** Password hashes go to their own table (see migration 0002), one statement per batch. */
+  async upsertPasswordHashes(rows: readonly PasswordHashUpsert[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.client.query({
+      name: 'import_password_hashes',
+      text:
+        'INSERT INTO account_credentials (username, password_hash) SELECT * FROM unnest($1::text[], $2::text[]) ' +
+        'ON CONFLICT (username) DO UPDATE SET password_hash = EXCLUDED.password_hash',
+      values: [rows.map((row) => row.username), rows.map((row) => row.passwordHash)],
+    });
   }
 
   /**

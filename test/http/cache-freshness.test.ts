@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rotateKey } from '../../src/cli/keys-commands.js';
 import { loadConfig } from '../../src/config.js';
 import { importNdjson } from '../../src/importer/import-ndjson.js';
+import { rotateKey } from '../../src/keys/account-keys.js';
 import { openStore } from '../../src/store/open-store.js';
 import { CHANGE_CHECK_INTERVAL_MS } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/store.js';

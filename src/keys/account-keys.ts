@@ -1,0 +1,61 @@
+import type { Store } from '../store/store.js';
+import { decryptApiKey, digestApiKey, encryptApiKey, generateApiKey } from './api-keys.js';
+import type { KeyMaterial } from './server-secret.js';
+
+/**
+ * An account's key as its owner sees it, shared by the CLI (`keys show|rotate`) and the
+ * workspace's Settings page, so both rotate the same way.
+ */
+
+/** The server secret in use is not the one the store's keys were sealed with. */
+export class WrongSecretError extends Error {
+  constructor() {
+    super(
+      'the stored key cannot be decrypted with this server secret: use the SECRET_KEY (or secret.key) ' +
+        'the store was filled with, or give the account a new key with `keys rotate`',
+    );
+    this.name = 'WrongSecretError';
+  }
+}
+
+/** The account's current key, decrypted for its owner; undefined when there is no such account. */
+export async function showKey(store: Store, material: KeyMaterial, username: string): Promise<string | undefined> {
+  const account = await store.accountByUsername(username);
+  if (!account) return undefined;
+  try {
+    return decryptApiKey(material, account.key_cipher);
+  } catch {
+    throw new WrongSecretError();
+  }
+}
+
+/** A new key, and until when the replaced one keeps working (undefined: it stopped at once). */
+export interface RotatedKey {
+  readonly key: string;
+  readonly oldKeyWorksUntil: Date | undefined;
+}
+
+/**
+ * Gives the account a new key; undefined when there is no such account. The old key stops working
+ * at once, or with `graceSeconds` (config `keyRotationGraceSeconds`) that long after now.
+ */
+export async function rotateAccountKey(
+  store: Store,
+  material: KeyMaterial,
+  username: string,
+  graceSeconds = 0,
+): Promise<RotatedKey | undefined> {
+  const key = generateApiKey();
+  const until = graceSeconds > 0 ? Date.now() + graceSeconds * 1000 : undefined;
+  const replaced = await store.replaceAccountKey(
+    username,
+    { digest: digestApiKey(material, key), cipher: encryptApiKey(material, key) },
+    until,
+  );
+  return replaced ? { key, oldKeyWorksUntil: until === undefined ? undefined : new Date(until) } : undefined;
+}
+
+/** Gives the account a new key, which replaces the old one at once; undefined when there is no such account. */
+export async function rotateKey(store: Store, material: KeyMaterial, username: string): Promise<string | undefined> {
+  return (await rotateAccountKey(store, material, username))?.key;
+}

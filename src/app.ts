@@ -8,6 +8,7 @@ import { createServerOptions } from './http/server-options.js';
 import { createVariantResolver } from './http/variant-runtime.js';
 import type { KeyMaterial } from './keys/server-secret.js';
 import type { Store } from './store/store.js';
+import { workspacePlugin } from './web/workspace-plugin.js';
 
 export interface AppOptions {
   readonly config: Config;
@@ -27,5 +28,6 @@ export async function buildApp({ config, store, keys, logger }: AppOptions): Pro
   await app.register(admission, { config, resolver });
   await app.register(accessLog);
   await app.register(apiRoutes, { config, store, keys, resolver });
+  await app.register(workspacePlugin, { config, store, keys });
   return app;
 }

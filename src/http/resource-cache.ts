@@ -125,11 +125,28 @@ export class ResourceCache {
     const keyHash = hash('sha256', `${this.keyHashPrefix}${apiKey}`, 'base64');
     let entry = this.accounts.get(keyHash);
     if (entry === undefined || (entry && variant && !entry.json[variant.index])) {
-      const row = await this.store.accountByKeyDigest(this.digestOf(apiKey));
-      entry = row ? this.cachedAccount(keyHash, row, variant) : false;
-      this.accounts.set(keyHash, entry);
+      const digest = this.digestOf(apiKey);
+      const row = await this.store.accountByKeyDigest(digest);
+      if (row || !(await this.retiredKeyAccount(keyHash, digest, variant))) {
+        entry = row ? this.cachedAccount(keyHash, row, variant) : false;
+        this.accounts.set(keyHash, entry);
+      } else {
+        entry = this.accounts.get(keyHash);
+      }
     }
     return entry || undefined;
+  }
+
+  /**
+   * A key replaced less than `keyRotationGraceSeconds` ago still opens its account: cached only
+   * until it stops working. Asked only for keys the store does not know, so a known key costs nothing more.
+   */
+  private async retiredKeyAccount(keyHash: string, digest: string, variant?: VariantRuntime): Promise<boolean> {
+    const retired = await this.store.accountByRetiredKeyDigest(digest, Date.now());
+    const ttl = retired ? retired.expiresAt - Date.now() : 0;
+    if (!retired || ttl <= 0) return false;
+    this.accounts.set(keyHash, this.cachedAccount(keyHash, retired.account, variant), { ttl });
+    return true;
   }
 
   /** The purchase with this code key (see purchaseCodeKey). */

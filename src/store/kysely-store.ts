@@ -1,4 +1,4 @@
-import { type Kysely, Migrator } from 'kysely';
+import { type Kysely, Migrator, sql } from 'kysely';
 import type { AccountRow, ItemRow, ListedItem, PurchaseRow, PurchaseWithItem } from '../domain/records.js';
 import type { Database, SessionRow } from './database.js';
 import type { Dialect } from './dialect.js';
@@ -83,6 +83,18 @@ export class KyselyStore implements Store {
 
   accountByUsername(username: string): Promise<AccountRow | undefined> {
     return this.guard(() => this.runner.first(this.queries.accountByUsername, [username]));
+  }
+
+  accountByEmail(email: string): Promise<AccountRow | undefined> {
+    return this.guard(async () => {
+      const rows = await this.db
+        .selectFrom('accounts')
+        .selectAll()
+        .where(sql<string>`lower(email)`, '=', email.toLowerCase())
+        .limit(2)
+        .execute();
+      return rows.length === 1 ? rows[0] : undefined;
+    });
   }
 
   approvedItemsPage(username: string, beforeId: number, limit: number): Promise<ListedItem[]> {

@@ -106,6 +106,8 @@ export interface Store {
   readonly dialect: Dialect;
   accountByKeyDigest(digest: string): Promise<AccountRow | undefined>;
   accountByUsername(username: string): Promise<AccountRow | undefined>;
+  /** The one account with this email (letter case aside); undefined when none, or more than one, has it. */
+  accountByEmail(email: string): Promise<AccountRow | undefined>;
   /**
    * One page of the account's approved items, newest id first: at most `limit` items with an id
    * below `beforeId`. Lets a seller with thousands of items be answered without holding every row.

@@ -207,7 +207,7 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (scop
       return renderPage(reply, 200, 'settings', {
         ...context(request, reply, t, account.username),
         title: t.settings.title,
-        key: key === undefined ? undefined : options.reveal ? { revealed: key } : { last4: key.slice(-4) },
+        key: key === undefined ? undefined : options.reveal ? { revealed: key } : { value: key, last4: key.slice(-4) },
         rotated: options.rotated !== undefined,
         oldKeyWorksUntil: until && {
           iso: until.toISOString(),
@@ -309,14 +309,6 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (scop
     workspacePage('POST', `${settingsUrl}/show`, async (request, reply, t, who) =>
       settingsPage(request, reply, t, who, { reveal: true }),
     );
-
-    // The key for Copy when it is masked: asked by the page's script, with the CSRF token in a header.
-    workspacePage('POST', `${settingsUrl}/key`, async (request, reply, _t, { account }) => {
-      const key = currentKey(request, account);
-      return key === undefined
-        ? reply.code(404).type('text/plain; charset=utf-8').send('')
-        : reply.type('text/plain; charset=utf-8').send(key);
-    });
 
     workspacePage('POST', `${settingsUrl}/generate`, async (request, reply, t, { account }) => {
       const grace = config.keyRotationGraceSeconds;

@@ -6,6 +6,7 @@ import bcrypt from 'bcryptjs';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../src/passwords/password-hash.js';
+import { cleanEnv, type Running, startNode } from '../helpers/processes.js';
 import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
 
 /**
@@ -317,4 +318,50 @@ describe.each(TEST_STORES)('the seller workspace in Chromium (%s)', (kind) => {
       }
     },
   );
+});
+
+describe('the demo seller of a first start (npm start on a fresh clone)', () => {
+  let server: Running | undefined;
+  const cwd = mkdtempSync(join(tmpdir(), 'workspace-demo-'));
+  afterAll(async () => {
+    if (server && server.child.exitCode === null) {
+      server.child.kill('SIGTERM');
+      await server.exited();
+    }
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it('logs in with the credentials the banner prints, in both languages, and sees the printed key', async () => {
+    server = startNode('src/main.ts', [], { cwd, env: cleanEnv({ PORT: '0', LOG_LEVEL: 'warn' }) });
+    await server.waitFor(/purchase_code=DEMO-VALID-0001'\n={78}\n/);
+    const out = server.stdout();
+    const [, key] = out.match(/API key of "demo-seller": (\w+)/) ?? [];
+    const [, username, password] = out.match(/username "([^"]+)", password "([^"]+)"/) ?? [];
+    const loginUrls = [...out.matchAll(/ {2}log in: (\S+)/g)].map((match) => match[1] as string);
+    expect(username).toBe('demo-seller');
+    expect(loginUrls).toHaveLength(2);
+    expect(new URL(loginUrls[1] as string).pathname).toBe('/pt/login');
+
+    for (const [index, url] of loginUrls.entries()) {
+      const l = index === 0 ? LABELS.en : LABELS.pt;
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(url).origin });
+      await context.clearCookies();
+      const page = await context.newPage();
+      try {
+        await page.goto(url);
+        await page.getByLabel(l.username).fill(username as string);
+        await page.getByLabel(l.password).fill(password as string);
+        await page.getByRole('button', { name: l.logIn, exact: true }).click();
+        await page.waitForLoadState();
+        await page.getByRole('button', { name: l.show, exact: true }).click();
+        await page.waitForLoadState();
+        expect(await page.locator('#api-key').textContent()).toBe(key);
+        await page.getByRole('button', { name: l.copy, exact: true }).click();
+        await page.getByText(l.copied, { exact: true }).waitFor({ state: 'visible' });
+        expect(await readClipboard(page)).toBe(key);
+      } finally {
+        await page.close();
+      }
+    }
+  });
 });

@@ -228,3 +228,48 @@ describe.each(TEST_STORES)('workspace over HTTP (%s)', (kind) => {
     expect(nobody).toEqual({ code: 1, stdout: '', stderr: 'no account named "nobody"\n' });
   });
 });
+
+describe('workspace under a variant whose base names a host', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({
+      configFile: {
+        variants: [
+          { lang: 'en', baseUrl: '/', currency: 'USD' },
+          { lang: 'pt', baseUrl: 'https://loja.example.com.br/', currency: 'USD' },
+        ],
+      },
+      lines: [account('ann', { password_hash: await hashPassword(PASSWORD) })],
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('answers the same path in the language of the host', async () => {
+    const pt = await t.app.inject({ url: '/login', headers: { host: 'loja.example.com.br' } });
+    expect(pt.statusCode).toBe(200);
+    expect(pt.body).toContain('<html lang="pt">');
+    expect(pt.body).toContain('<button type="submit" class="button primary">Entrar</button>');
+    const en = await t.app.inject({ url: '/login', headers: { host: 'other.example.com' } });
+    expect(en.body).toContain('<html lang="en">');
+    const jar: Jar = {};
+    const form = await t.app.inject({ url: '/login', headers: { host: 'loja.example.com.br' } });
+    keep(jar, form);
+    const login = await t.app.inject({
+      method: 'POST',
+      url: '/login',
+      headers: { host: 'loja.example.com.br' },
+      cookies: jar,
+      payload: { _csrf: tokenIn(form.body), username: 'ann', password: PASSWORD },
+    });
+    expect(login.statusCode).toBe(303);
+    keep(jar, login);
+    const settings = await t.app.inject({
+      url: '/workspace/settings',
+      headers: { host: 'loja.example.com.br' },
+      cookies: jar,
+    });
+    expect(settings.body).toContain('<h2 id="api-key-heading">Chave de API</h2>');
+  });
+});

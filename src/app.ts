@@ -9,6 +9,7 @@ import { createVariantResolver } from './http/variant-runtime.js';
 import type { KeyMaterial } from './keys/server-secret.js';
 import { openApiPlugin } from './openapi/openapi-plugin.js';
 import type { Store } from './store/store.js';
+import { workspacePlugin } from './web/workspace-plugin.js';
 
 export interface AppOptions {
   readonly config: Config;
@@ -29,5 +30,6 @@ export async function buildApp({ config, store, keys, logger }: AppOptions): Pro
   await app.register(accessLog);
   await app.register(apiRoutes, { config, store, keys, resolver });
   await app.register(openApiPlugin, { config });
+  await app.register(workspacePlugin, { config, store, keys });
   return app;
 }

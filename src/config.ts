@@ -61,6 +61,26 @@ const LimitsSchema = Type.Object(
   { additionalProperties: false },
 );
 export type LimitsConfig = Required<Static<typeof LimitsSchema>>;
+/** The seller's workspace pages: sessions and login attempts. */
+const WorkspaceSchema = Type.Object(
+  {
+    sessionIdleMinutes: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 7 * 24 * 60, description: 'A session unused this long ends' }),
+    ),
+    loginAttempts: Type.Optional(
+      Type.Object(
+        {
+          perAccount: Type.Integer({ minimum: 1, description: 'Failed logins per account and window' }),
+          perClient: Type.Integer({ minimum: 1, description: 'Failed logins per client address and window' }),
+          windowSeconds: Type.Integer({ minimum: 1 }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type WorkspaceSettings = Required<Static<typeof WorkspaceSchema>>;
 
 /** The configuration file's shape (SPEC 4): one schema, the type derived from it. */
 export const ConfigFileSchema = Type.Object(
@@ -77,6 +97,14 @@ export const ConfigFileSchema = Type.Object(
       }),
     ),
     limits: Type.Optional(LimitsSchema),
+    keyRotationGraceSeconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 30 * 24 * 3600,
+        description: 'How long a replaced API key keeps working after a rotation; 0 stops it at once',
+      }),
+    ),
+    workspace: Type.Optional(WorkspaceSchema),
   },
   { additionalProperties: false },
 );
@@ -105,6 +133,11 @@ export const defaultConfigFile = {
     clientFailures: { max: 1000, windowSeconds: 60 },
     keyClientFailures: { max: 1000, windowSeconds: 60 },
     keyRequests: { max: 30_000, windowSeconds: 60 },
+  },
+  keyRotationGraceSeconds: 0,
+  workspace: {
+    sessionIdleMinutes: 30,
+    loginAttempts: { perAccount: 5, perClient: 20, windowSeconds: 900 },
   },
 } as const satisfies ConfigFile;
 
@@ -152,6 +185,9 @@ export interface Config {
   readonly limits: LimitsConfig;
   /** Where the limits' counters are shared; in each process when undefined. */
   readonly redis: { readonly url: string; readonly keyPrefix: string } | undefined;
+  /** Seconds a replaced API key keeps working after a rotation (0: none). */
+  readonly keyRotationGraceSeconds: number;
+  readonly workspace: Readonly<WorkspaceSettings>;
   readonly server: ServerLimits;
   readonly store: StoreLocation;
   /** True when the store is the default one, which may be filled with demo data. */
@@ -381,6 +417,8 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: Object.freeze([...trustProxy]),
     limits: Object.freeze({ ...defaultConfigFile.limits, ...file.limits }),
     redis,
+    keyRotationGraceSeconds: file.keyRotationGraceSeconds ?? defaultConfigFile.keyRotationGraceSeconds,
+    workspace: Object.freeze({ ...defaultConfigFile.workspace, ...file.workspace }),
     server,
     store,
     storeIsDefault: !env.DATABASE_URL?.trim(),

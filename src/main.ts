@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { demoBanner } from './demo/demo-banner.js';
-import { loadDemoData } from './demo/load-demo.js';
+import { type DemoCredentials, loadDemoData } from './demo/load-demo.js';
 import { loadKeyMaterial } from './keys/key-material.js';
 import { createLogger } from './logging.js';
 import { openStore } from './store/open-store.js';
@@ -28,15 +28,15 @@ function readConfig(): Config {
   }
 }
 
-/** Demo data only ever goes into the default store, and only while it is empty: its key, when loaded. */
-async function loadDemoIfDue(config: Config, store: Store): Promise<string | undefined> {
+/** Demo data only ever goes into the default store, and only while it is empty: its credentials, when loaded. */
+async function loadDemoIfDue(config: Config, store: Store): Promise<DemoCredentials | undefined> {
   return config.storeIsDefault && (await store.isEmpty()) ? loadDemoData(store, loadKeyMaterial(config)) : undefined;
 }
 
 /** One serving process: store, app, listen; on SIGTERM/SIGINT, finish the requests in flight and exit. */
 async function serve(config: Config, logger: Logger, loadDemo: boolean): Promise<void> {
   const store = await openStore(config.store);
-  const demoKey = loadDemo ? await loadDemoIfDue(config, store) : undefined;
+  const demo = loadDemo ? await loadDemoIfDue(config, store) : undefined;
   const keys = loadKeyMaterial(config);
   const app = await buildApp({ config, store, keys, logger });
 
@@ -62,8 +62,8 @@ async function serve(config: Config, logger: Logger, loadDemo: boolean): Promise
   for (const signal of SIGNALS) process.on(signal, shutdown);
 
   await app.listen({ host: config.host, port: config.port });
-  if (demoKey !== undefined) {
-    process.stdout.write(demoBanner(config, (app.server.address() as AddressInfo).port, demoKey));
+  if (demo !== undefined) {
+    process.stdout.write(demoBanner(config, (app.server.address() as AddressInfo).port, demo));
   }
 }
 
@@ -78,9 +78,9 @@ async function supervise(config: Config, logger: Logger): Promise<void> {
   loadKeyMaterial(config);
   // Opening the store migrates it: done once here, before any worker opens it.
   const store = await openStore(config.store);
-  let demoKey: string | undefined;
+  let demo: DemoCredentials | undefined;
   try {
-    demoKey = await loadDemoIfDue(config, store);
+    demo = await loadDemoIfDue(config, store);
   } finally {
     await store.close();
   }
@@ -96,7 +96,7 @@ async function supervise(config: Config, logger: Logger): Promise<void> {
     if (ready || listening.size < config.workers) return;
     ready = true;
     logger.info({ workers: config.workers, port: address.port }, 'all workers listening');
-    if (demoKey !== undefined) process.stdout.write(demoBanner(config, address.port, demoKey));
+    if (demo !== undefined) process.stdout.write(demoBanner(config, address.port, demo));
   });
 
   cluster.on('exit', (worker, code, signal) => {

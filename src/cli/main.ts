@@ -3,11 +3,12 @@ import { Command } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
 import { runExportCommand } from '../exporter/export-command.js';
 import { runImportCommand } from '../importer/import-command.js';
-import { rotateKey, showKey } from '../keys/account-keys.js';
+import { rotateAccountKey, showKey } from '../keys/account-keys.js';
 import { loadKeyMaterial } from '../keys/key-material.js';
 import { openStore } from '../store/open-store.js';
 import { readSnapshot } from '../store/snapshot.js';
 import type { Store } from '../store/store.js';
+import { setPasswordCommand } from './set-password-command.js';
 
 /** Opens the configured store for one command and always closes it. */
 async function withStore<T>(work: (store: Store, config: ReturnType<typeof loadConfig>) => Promise<T>): Promise<T> {
@@ -63,13 +64,31 @@ keys
   });
 keys
   .command('rotate')
-  .description('Give the account a new API key; the old one stops working at once')
+  .description('Give the account a new API key; the old one stops working at once (or after keyRotationGraceSeconds)')
   .argument('<username>')
   .action(async (username: string) => {
-    const key = await withStore((store, config) => rotateKey(store, loadKeyMaterial(config), username));
-    if (key === undefined) fail(`no account named ${JSON.stringify(username)}`);
-    process.stdout.write(`${key}\n`);
-    process.stderr.write('The old key no longer works. This new key is shown once: keep it safe.\n');
+    const rotated = await withStore((store, config) =>
+      rotateAccountKey(store, loadKeyMaterial(config), username, config.keyRotationGraceSeconds),
+    );
+    if (rotated === undefined) fail(`no account named ${JSON.stringify(username)}`);
+    process.stdout.write(`${rotated.key}\n`);
+    const old = rotated.oldKeyWorksUntil;
+    process.stderr.write(
+      `${old ? `The old key works until ${old.toISOString()}.` : 'The old key no longer works.'} ` +
+        'This new key is shown once: keep it safe.\n',
+    );
+  });
+
+const accounts = program.command('accounts').description("Manage sellers' workspace logins");
+accounts
+  .command('set-password')
+  .description(
+    "Set the account's workspace password: asked twice (hidden) on a terminal, else one line read from standard input",
+  )
+  .argument('<username>')
+  .action(async (username: string) => {
+    const ok = await withStore((store) => setPasswordCommand(store, username));
+    if (!ok) process.exitCode = 1;
   });
 
 try {

@@ -1,5 +1,6 @@
 import type { Config, VariantConfig } from '../config.js';
 import { DEMO_ITEM_ID, DEMO_PURCHASE_CODE, DEMO_SELLER } from './demo-data.js';
+import type { DemoCredentials } from './load-demo.js';
 
 /** Where a variant can be reached from this machine, for the printed curl lines. */
 function baseUrlOf(variant: VariantConfig, config: Config, port: number): string {
@@ -9,7 +10,7 @@ function baseUrlOf(variant: VariantConfig, config: Config, port: number): string
 }
 
 /** The text printed once, after the demo data was loaded: the key and a ready curl line per endpoint and variant. */
-export function demoBanner(config: Config, port: number, key: string): string {
+export function demoBanner(config: Config, port: number, { key, password }: DemoCredentials): string {
   const rule = '='.repeat(78);
   const lines = [
     rule,
@@ -18,12 +19,16 @@ export function demoBanner(config: Config, port: number, key: string): string {
     `  npm run cli -- keys show ${DEMO_SELLER}`,
     '',
     `API key of "${DEMO_SELLER}": ${key}`,
+    '',
+    `Workspace login (Settings → API Key): username "${DEMO_SELLER}", password "${password}"`,
+    '(set another with: npm run cli -- accounts set-password demo-seller)',
   ];
   for (const variant of config.variants) {
     const base = baseUrlOf(variant, config, port);
     lines.push(
       '',
       `Variant ${variant.lang} (${variant.currency}):`,
+      `  log in: ${base}/login`,
       `  curl -s '${base}/api/account/details' -H 'X-Api-Key: ${key}'`,
       `  curl -s '${base}/api/items/all' -H 'Authorization: Bearer ${key}'`,
       `  curl -s '${base}/api/items/item?item_id=${DEMO_ITEM_ID}&api_key=${key}'`,

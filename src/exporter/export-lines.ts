@@ -17,10 +17,13 @@ export function minorToDecimal(minor: number): string {
 
 const parseList = (json: string) => JSON.parse(json) as string[];
 
-/** An account line, with its key in clear so that it keeps working in the store it is imported into. */
-export function accountLine(row: AccountRow, apiKey: string): AccountLine {
+/**
+ * An account line, with its key in clear so that it keeps working in the store it is imported into,
+ * and its password hash (never a password) when it has one.
+ */
+export function accountLine(row: AccountRow, apiKey: string, passwordHash?: string): AccountLine {
   const links = JSON.parse(row.social_links) as [string, string][];
-  return {
+  const line: AccountLine = {
     type: 'account',
     username: row.username,
     email: row.email,
@@ -39,6 +42,8 @@ export function accountLine(row: AccountRow, apiKey: string): AccountLine {
       cover: row.cover,
     },
   };
+  if (passwordHash !== undefined) line.password_hash = passwordHash;
+  return line;
 }
 
 export function itemLine(row: ItemRow): ItemLine {

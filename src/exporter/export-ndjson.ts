@@ -53,7 +53,10 @@ export async function exportNdjson(
   };
 
   for (let page = await snapshot.accounts(undefined, PAGE_ROWS); page.length > 0; ) {
-    await write(page.map((row) => accountLine(row, keyOf(keys, row.username, row.key_cipher))));
+    const hashes = await snapshot.passwordHashes(page.map((row) => row.username));
+    await write(
+      page.map((row) => accountLine(row, keyOf(keys, row.username, row.key_cipher), hashes.get(row.username))),
+    );
     counts.accounts += page.length;
     page = await snapshot.accounts(page.at(-1)?.username, PAGE_ROWS);
   }

@@ -151,14 +151,35 @@ export class ResourceCache {
     if (entry && (!variant || entry.json[variant.index])) return entry;
     if (entry === undefined && this.unknownKeys.has(keyHash)) return undefined;
     const generation = this.generation;
-    const row = await this.store.accountByKeyDigest(this.digestOf(apiKey));
+    const digest = this.digestOf(apiKey);
+    const row = await this.store.accountByKeyDigest(digest);
+    if (!row) return this.retiredKeyAccount(keyHash, digest, variant, generation);
     const current = generation === this.generation;
-    if (!row) {
+    const found = this.cachedAccount(current ? this.accounts.get(keyHash) : undefined, row, variant);
+    if (current) this.accounts.set(keyHash, found);
+    return found;
+  }
+
+  /**
+   * A key replaced less than `keyRotationGraceSeconds` ago still opens its account, cached only
+   * until it stops working; any other unknown key is remembered as unknown. Asked only for keys the
+   * store does not know, so a known key costs nothing more.
+   */
+  private async retiredKeyAccount(
+    keyHash: string,
+    digest: string,
+    variant: VariantRuntime | undefined,
+    generation: number,
+  ): Promise<CachedAccount | undefined> {
+    const retired = await this.store.accountByRetiredKeyDigest(digest, Date.now());
+    const ttl = retired ? retired.expiresAt - Date.now() : 0;
+    const current = generation === this.generation;
+    if (!retired || ttl <= 0) {
       if (current) this.unknownKeys.set(keyHash, true);
       return undefined;
     }
-    const found = this.cachedAccount(current ? this.accounts.get(keyHash) : undefined, row, variant);
-    if (current) this.accounts.set(keyHash, found);
+    const found = this.cachedAccount(current ? this.accounts.get(keyHash) : undefined, retired.account, variant);
+    if (current) this.accounts.set(keyHash, found, { ttl });
     return found;
   }
 

@@ -5,6 +5,7 @@ import {
   type AccountUpsert,
   ImportRowRejectedError,
   type ImportSession,
+  type PasswordHashUpsert,
   type StoredKey,
   type UpsertCounts,
 } from '../store/store.js';
@@ -162,6 +163,7 @@ export class ImportRun {
     const { storedKeys, owners, storedItems } = await this.lookUp(batch);
     const accounts: AccountUpsert[] = [];
     const accountLines: number[] = [];
+    const passwords: PasswordHashUpsert[] = [];
     const items: ItemRecord[] = [];
     const itemLines: number[] = [];
     const purchases: PurchaseRecord[] = [];
@@ -178,6 +180,8 @@ export class ImportRun {
           } else if (writing) {
             accounts.push({ record: pending.entry.record, key: decided.key });
             accountLines.push(pending.line);
+            const passwordHash = pending.entry.extras.password_hash;
+            if (passwordHash !== undefined) passwords.push({ username: pending.entry.record.username, passwordHash });
           }
           break;
         }
@@ -218,7 +222,11 @@ export class ImportRun {
     }
     if (writing) {
       const rejected =
-        (await this.write('account', accountLines, () => this.session.upsertAccounts(accounts))) ??
+        (await this.write('account', accountLines, async () => {
+          const counts = await this.session.upsertAccounts(accounts);
+          await this.session.upsertPasswordHashes(passwords);
+          return counts;
+        })) ??
         (await this.write('item', itemLines, () => this.session.upsertItems(items))) ??
         (await this.write('purchase', purchaseLines, () => this.session.upsertPurchases(purchases)));
       if (rejected !== undefined) errors.push(rejected);

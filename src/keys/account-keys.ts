@@ -2,6 +2,11 @@ import type { Store } from '../store/store.js';
 import { decryptApiKey, digestApiKey, encryptApiKey, generateApiKey } from './api-keys.js';
 import type { KeyMaterial } from './server-secret.js';
 
+/**
+ * An account's key as its owner sees it, shared by the CLI (`keys show|rotate`) and the
+ * workspace's Settings page, so both rotate the same way.
+ */
+
 /** The server secret in use is not the one the store's keys were sealed with. */
 export class WrongSecretError extends Error {
   constructor() {
@@ -24,12 +29,33 @@ export async function showKey(store: Store, material: KeyMaterial, username: str
   }
 }
 
+/** A new key, and until when the replaced one keeps working (undefined: it stopped at once). */
+export interface RotatedKey {
+  readonly key: string;
+  readonly oldKeyWorksUntil: Date | undefined;
+}
+
+/**
+ * Gives the account a new key; undefined when there is no such account. The old key stops working
+ * at once, or with `graceSeconds` (config `keyRotationGraceSeconds`) that long after now.
+ */
+export async function rotateAccountKey(
+  store: Store,
+  material: KeyMaterial,
+  username: string,
+  graceSeconds = 0,
+): Promise<RotatedKey | undefined> {
+  const key = generateApiKey();
+  const until = graceSeconds > 0 ? Date.now() + graceSeconds * 1000 : undefined;
+  const replaced = await store.replaceAccountKey(
+    username,
+    { digest: digestApiKey(material, key), cipher: encryptApiKey(material, key) },
+    until,
+  );
+  return replaced ? { key, oldKeyWorksUntil: until === undefined ? undefined : new Date(until) } : undefined;
+}
+
 /** Gives the account a new key, which replaces the old one at once; undefined when there is no such account. */
 export async function rotateKey(store: Store, material: KeyMaterial, username: string): Promise<string | undefined> {
-  const key = generateApiKey();
-  const replaced = await store.replaceAccountKey(username, {
-    digest: digestApiKey(material, key),
-    cipher: encryptApiKey(material, key),
-  });
-  return replaced ? key : undefined;
+  return (await rotateAccountKey(store, material, username))?.key;
 }

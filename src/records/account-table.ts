@@ -2,6 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { FieldReader } from '../importer/field-reader.js';
 import { MoneySchema } from '../importer/field-reader.js';
 import { API_KEY_PATTERN } from '../keys/api-keys.js';
+import { isAcceptedPasswordHash } from '../passwords/password-hash.js';
 import {
   defineRecordTable,
   type ExtrasOf,
@@ -24,7 +25,8 @@ const orEmpty = (value: string | undefined) => value ?? '';
 
 /**
  * The `accounts` table and the `account` import line (SPEC 5), one entry per column in table
- * order; `api_key` is a field of the line only (the importer keeps its digest and ciphertext).
+ * order; `api_key` is a field of the line only (the importer keeps its digest and ciphertext), and so
+ * is `password_hash` (kept in `account_credentials`, never beside the rows the API caches).
  */
 export const ACCOUNTS = defineRecordTable({
   table: 'accounts',
@@ -61,6 +63,21 @@ export const ACCOUNTS = defineRecordTable({
     ),
     registered_at: required({ sql: 'text', stored: Text, field: Timestamp }, (at, reader) =>
       reader.timestamp('registered_at', at),
+    ),
+    password_hash: lineOnly(
+      {
+        field: Type.String({
+          description: "bcrypt ($2y$, $2a$, $2b$, as Laravel writes it) or this service's $scrypt$ text",
+        }),
+      },
+      (passwordHash, reader) => {
+        if (passwordHash !== undefined && !isAcceptedPasswordHash(passwordHash)) {
+          reader.problem(
+            'password_hash must be a bcrypt hash ($2y$, $2a$ or $2b$) or a $scrypt$ hash this service wrote',
+          );
+        }
+        return passwordHash;
+      },
     ),
     heading: optional({ sql: 'text', stored: Text, field: Text, at: 'profile.heading' }, orEmpty),
     description: optional({ sql: 'text', stored: Text, field: Text, at: 'profile.description' }, orEmpty),

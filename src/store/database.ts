@@ -5,4 +5,28 @@ export interface Database {
   accounts: AccountRow;
   items: ItemRecord;
   purchases: PurchaseRecord;
+  account_credentials: CredentialRow;
+  workspace_sessions: SessionRow;
+  retired_keys: RetiredKeyRow;
+}
+
+/** An account's password hash, kept apart from `accounts` (see migration 0002). */
+export interface CredentialRow {
+  username: string;
+  password_hash: string;
+}
+
+/** A workspace login session, found by a hash of its id. */
+export interface SessionRow {
+  id_hash: string;
+  username: string;
+  created_at: number;
+  last_seen_at: number;
+}
+
+/** A replaced key's digest that still opens its account until `expires_at` (ms since the epoch). */
+export interface RetiredKeyRow {
+  key_digest: string;
+  username: string;
+  expires_at: number;
 }

@@ -1,11 +1,17 @@
-import { type Kysely, Migrator } from 'kysely';
+import { type Kysely, Migrator, sql } from 'kysely';
 import type { AccountRow, ItemRow, ListedItem, PurchaseRow } from '../domain/records.js';
-import type { Database } from './database.js';
+import type { Database, SessionRow } from './database.js';
 import type { Dialect } from './dialect.js';
 import { itemHeadSql } from './item-head-sql.js';
 import { migrationProvider } from './migrations/index.js';
 import type { QueryRunner } from './query-runner.js';
-import { type ImportSession, type Store, type StoredKey, StoreUnavailableError } from './store.js';
+import {
+  type ImportSession,
+  type RetiredKeyAccount,
+  type Store,
+  type StoredKey,
+  StoreUnavailableError,
+} from './store.js';
 
 /** What a dialect adds to the shared queries. */
 export interface DialectParts {
@@ -80,6 +86,18 @@ export class KyselyStore implements Store {
     return this.guard(() => this.runner.first(this.queries.accountByUsername, [username]));
   }
 
+  accountByEmail(email: string): Promise<AccountRow | undefined> {
+    return this.guard(async () => {
+      const rows = await this.db
+        .selectFrom('accounts')
+        .selectAll()
+        .where(sql<string>`lower(email)`, '=', email.toLowerCase())
+        .limit(2)
+        .execute();
+      return rows.length === 1 ? rows[0] : undefined;
+    });
+  }
+
   approvedItemsPage(username: string, beforeId: number, limit: number): Promise<ListedItem[]> {
     return this.guard(() => this.runner.all(this.queries.approvedItemsPage, [username, 'approved', beforeId, limit]));
   }
@@ -92,18 +110,112 @@ export class KyselyStore implements Store {
     return this.guard(() => this.runner.first(this.queries.purchase, [codeKey]));
   }
 
-  replaceAccountKey(username: string, key: StoredKey): Promise<boolean> {
+  accountByRetiredKeyDigest(digest: string, now: number): Promise<RetiredKeyAccount | undefined> {
     return this.guard(async () => {
-      this.parts.endReadSnapshot?.();
-      const result = await this.db
-        .updateTable('accounts')
-        .set({ key_digest: key.digest, key_cipher: key.cipher })
+      const retired = await this.db
+        .selectFrom('retired_keys')
+        .select(['username', 'expires_at'])
+        .where('key_digest', '=', digest)
+        .where('expires_at', '>', now)
+        .executeTakeFirst();
+      const account = retired && (await this.accountByUsername(retired.username));
+      return retired && account ? { account, expiresAt: Number(retired.expires_at) } : undefined;
+    });
+  }
+
+  replaceAccountKey(username: string, key: StoredKey, retireOldUntil?: number): Promise<boolean> {
+    return this.write(() =>
+      this.db.transaction().execute(async (trx) => {
+        const old = await trx
+          .selectFrom('accounts')
+          .select('key_digest')
+          .where('username', '=', username)
+          .executeTakeFirst();
+        if (!old) return false;
+        await trx
+          .updateTable('accounts')
+          .set({ key_digest: key.digest, key_cipher: key.cipher })
+          .where('username', '=', username)
+          .execute();
+        const now = Date.now();
+        await trx.deleteFrom('retired_keys').where('expires_at', '<=', now).execute();
+        if (retireOldUntil !== undefined && retireOldUntil > now) {
+          await trx
+            .insertInto('retired_keys')
+            .values({ key_digest: old.key_digest, username, expires_at: retireOldUntil })
+            .onConflict((conflict) =>
+              conflict.column('key_digest').doUpdateSet({ username, expires_at: retireOldUntil }),
+            )
+            .execute();
+        }
+        return true;
+      }),
+    );
+  }
+
+  passwordHash(username: string): Promise<string | undefined> {
+    return this.guard(async () => {
+      const row = await this.db
+        .selectFrom('account_credentials')
+        .select('password_hash')
         .where('username', '=', username)
         .executeTakeFirst();
-      this.parts.endReadSnapshot?.();
-      this.changedHere = true;
-      return result.numUpdatedRows > 0n;
+      return row?.password_hash;
     });
+  }
+
+  setPasswordHash(username: string, passwordHash: string): Promise<boolean> {
+    return this.write(async () => {
+      if (
+        !(await this.db.selectFrom('accounts').select('username').where('username', '=', username).executeTakeFirst())
+      )
+        return false;
+      await this.db
+        .insertInto('account_credentials')
+        .values({ username, password_hash: passwordHash })
+        .onConflict((conflict) => conflict.column('username').doUpdateSet({ password_hash: passwordHash }))
+        .execute();
+      return true;
+    }, false);
+  }
+
+  createSession(session: SessionRow): Promise<void> {
+    return this.write(async () => {
+      await this.db.insertInto('workspace_sessions').values(session).execute();
+    }, false);
+  }
+
+  session(idHash: string): Promise<SessionRow | undefined> {
+    return this.guard(async () => {
+      const row = await this.db
+        .selectFrom('workspace_sessions')
+        .selectAll()
+        .where('id_hash', '=', idHash)
+        .executeTakeFirst();
+      return row && { ...row, created_at: Number(row.created_at), last_seen_at: Number(row.last_seen_at) };
+    });
+  }
+
+  touchSession(idHash: string, lastSeenAt: number): Promise<void> {
+    return this.write(async () => {
+      await this.db
+        .updateTable('workspace_sessions')
+        .set({ last_seen_at: lastSeenAt })
+        .where('id_hash', '=', idHash)
+        .execute();
+    }, false);
+  }
+
+  deleteSession(idHash: string): Promise<void> {
+    return this.write(async () => {
+      await this.db.deleteFrom('workspace_sessions').where('id_hash', '=', idHash).execute();
+    }, false);
+  }
+
+  deleteSessionsIdleSince(cutoff: number): Promise<void> {
+    return this.write(async () => {
+      await this.db.deleteFrom('workspace_sessions').where('last_seen_at', '<', cutoff).execute();
+    }, false);
   }
 
   isEmpty(): Promise<boolean> {
@@ -138,6 +250,22 @@ export class KyselyStore implements Store {
 
   async close(): Promise<void> {
     await this.parts.close();
+  }
+
+  /**
+   * One of this store's own writes, on a connection without a read snapshot, seen by the very next
+   * read. `changesAccounts` says whether the API's caches must hear of it (a session write does not).
+   */
+  private write<T>(work: () => Promise<T>, changesAccounts = true): Promise<T> {
+    return this.guard(async () => {
+      this.parts.endReadSnapshot?.();
+      try {
+        return await work();
+      } finally {
+        this.parts.endReadSnapshot?.();
+        if (changesAccounts) this.changedHere = true;
+      }
+    });
   }
 
   /** Turns the dialect's "cannot reach the store" errors into one error the HTTP layer maps to 503. */

@@ -4,7 +4,13 @@ import { ACCOUNT_KEY_COLUMNS, ACCOUNTS } from '../records/account-table.js';
 import { ITEMS } from '../records/item-table.js';
 import { PURCHASES } from '../records/purchase-table.js';
 import type { ColumnName, SqlType } from '../records/record-table.js';
-import { type AccountUpsert, ImportRowRejectedError, type ImportSession, type UpsertCounts } from './store.js';
+import {
+  type AccountUpsert,
+  ImportRowRejectedError,
+  type ImportSession,
+  type PasswordHashUpsert,
+  type UpsertCounts,
+} from './store.js';
 
 /** Any constant: one import at a time, as SQLite's write lock gives. */
 const IMPORT_LOCK = 7_310_455_022;
@@ -269,6 +275,18 @@ class PostgresImportSession implements ImportSession {
       updated: written.updated,
       unchanged: rows.length - written.inserted - written.updated,
     };
+  }
+
+  /** Password hashes go to their own table (see migration 0002), one statement per batch. */
+  async upsertPasswordHashes(rows: readonly PasswordHashUpsert[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.client.query({
+      name: 'import_password_hashes',
+      text:
+        'INSERT INTO account_credentials (username, password_hash) SELECT * FROM unnest($1::text[], $2::text[]) ' +
+        'ON CONFLICT (username) DO UPDATE SET password_hash = EXCLUDED.password_hash',
+      values: [rows.map((row) => row.username), rows.map((row) => row.passwordHash)],
+    });
   }
 
   /**

@@ -11,6 +11,8 @@ import { createPostgresPool } from './postgres.js';
  */
 export interface StoreSnapshot {
   accounts(after: string | undefined, limit: number): Promise<AccountRow[]>;
+  /** The password hashes of those of these accounts that have one. */
+  passwordHashes(usernames: readonly string[]): Promise<Map<string, string>>;
   items(after: number | undefined, limit: number): Promise<ItemRow[]>;
   purchases(after: string | undefined, limit: number): Promise<PurchaseRow[]>;
 }
@@ -26,6 +28,15 @@ function pagesOf(trx: Transaction<Database>): StoreSnapshot {
         .orderBy('username')
         .limit(limit)
         .execute(),
+    passwordHashes: async (usernames) => {
+      if (usernames.length === 0) return new Map();
+      const rows = await trx
+        .selectFrom('account_credentials')
+        .select(['username', 'password_hash'])
+        .where('username', 'in', usernames)
+        .execute();
+      return new Map(rows.map((row) => [row.username, row.password_hash]));
+    },
     items: (after, limit) =>
       trx
         .selectFrom('items')

@@ -1,6 +1,13 @@
 import { type Stats, statSync } from 'node:fs';
 import type { AccountRow, ItemRow, ListedItem, PurchaseRow } from '../domain/records.js';
-import { type ImportSession, type Store, type StoredKey, StoreUnavailableError } from './store.js';
+import type { SessionRow } from './database.js';
+import {
+  type ImportSession,
+  type RetiredKeyAccount,
+  type Store,
+  type StoredKey,
+  StoreUnavailableError,
+} from './store.js';
 
 /** How often, at most, the file is looked for (once per request at most): a stat costs a few microseconds. */
 export const FILE_CHECK_INTERVAL_MS = 50;
@@ -60,8 +67,44 @@ export class SqliteFileStore implements Store {
     return this.live().purchase(codeKey);
   }
 
-  async replaceAccountKey(username: string, key: StoredKey): Promise<boolean> {
-    return this.live().replaceAccountKey(username, key);
+  async accountByEmail(email: string): Promise<AccountRow | undefined> {
+    return this.live().accountByEmail(email);
+  }
+
+  async accountByRetiredKeyDigest(digest: string, now: number): Promise<RetiredKeyAccount | undefined> {
+    return this.live().accountByRetiredKeyDigest(digest, now);
+  }
+
+  async replaceAccountKey(username: string, key: StoredKey, retireOldUntil?: number): Promise<boolean> {
+    return this.live().replaceAccountKey(username, key, retireOldUntil);
+  }
+
+  async passwordHash(username: string): Promise<string | undefined> {
+    return this.live().passwordHash(username);
+  }
+
+  async setPasswordHash(username: string, passwordHash: string): Promise<boolean> {
+    return this.live().setPasswordHash(username, passwordHash);
+  }
+
+  async createSession(session: SessionRow): Promise<void> {
+    return this.live().createSession(session);
+  }
+
+  async session(idHash: string): Promise<SessionRow | undefined> {
+    return this.live().session(idHash);
+  }
+
+  async touchSession(idHash: string, lastSeenAt: number): Promise<void> {
+    return this.live().touchSession(idHash, lastSeenAt);
+  }
+
+  async deleteSession(idHash: string): Promise<void> {
+    return this.live().deleteSession(idHash);
+  }
+
+  async deleteSessionsIdleSince(cutoff: number): Promise<void> {
+    return this.live().deleteSessionsIdleSince(cutoff);
   }
 
   async isEmpty(): Promise<boolean> {

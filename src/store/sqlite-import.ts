@@ -3,7 +3,13 @@ import type { AccountRecord, ItemRecord, PurchaseRecord } from '../domain/record
 import { ACCOUNT_KEY_COLUMNS, ACCOUNTS } from '../records/account-table.js';
 import { ITEMS } from '../records/item-table.js';
 import { PURCHASES } from '../records/purchase-table.js';
-import { type AccountUpsert, ImportRowRejectedError, type ImportSession, type UpsertCounts } from './store.js';
+import {
+  type AccountUpsert,
+  ImportRowRejectedError,
+  type ImportSession,
+  type PasswordHashUpsert,
+  type UpsertCounts,
+} from './store.js';
 
 /**
  * Imports into SQLite: one transaction on a connection of its own, statements prepared once per
@@ -117,7 +123,7 @@ class SqliteImportSession implements ImportSession {
   private readonly insertPurchase: BetterSqlite3.Statement<unknown[]>;
   private readonly updatePurchase: BetterSqlite3.Statement<unknown[]>;
 
-  constructor(db: BetterSqlite3.Database) {
+  constructor(private readonly db: BetterSqlite3.Database) {
     this.accountKey = db.prepare<[string], string>('SELECT key_digest FROM accounts WHERE username = ?').pluck();
     this.keyOwner = db.prepare<[string], string>('SELECT username FROM accounts WHERE key_digest = ?').pluck();
     this.itemExists = db.prepare<[number], number>('SELECT 1 FROM items WHERE id = ?').pluck();
@@ -208,5 +214,15 @@ class SqliteImportSession implements ImportSession {
       }
     }
     return counts;
+  }
+
+  /** Password hashes go to their own table (see migration 0002), prepared on first use. */
+  async upsertPasswordHashes(rows: readonly PasswordHashUpsert[]): Promise<void> {
+    if (rows.length === 0) return;
+    const upsert = this.db.prepare(
+      'INSERT INTO account_credentials (username, password_hash) VALUES (?, ?) ' +
+        'ON CONFLICT (username) DO UPDATE SET password_hash = excluded.password_hash',
+    );
+    for (const row of rows) upsert.run(row.username, row.passwordHash);
   }
 }

@@ -7,6 +7,7 @@ import type {
   PurchaseRecord,
   PurchaseRow,
 } from '../domain/records.js';
+import type { SessionRow } from './database.js';
 import type { Dialect } from './dialect.js';
 
 /** The key columns of an account: the digest to find it by, the ciphertext to show it again. */
@@ -54,6 +55,21 @@ export interface ImportSession {
   upsertItems(rows: readonly ItemRecord[]): Promise<UpsertCounts>;
   /** Upserts by `code_key`; each purchase's item must exist. */
   upsertPurchases(rows: readonly PurchaseRecord[]): Promise<UpsertCounts>;
+  /** Sets these accounts' password hashes (each account written earlier in the session or stored). */
+  upsertPasswordHashes(rows: readonly PasswordHashUpsert[]): Promise<void>;
+}
+
+/** An account's password hash, as an import line gives it. */
+export interface PasswordHashUpsert {
+  readonly username: string;
+  readonly passwordHash: string;
+}
+
+/** An account reached through a key replaced less than the grace period ago. */
+export interface RetiredKeyAccount {
+  readonly account: AccountRow;
+  /** When the replaced key stops working, in ms since the epoch. */
+  readonly expiresAt: number;
 }
 
 /**
@@ -117,6 +133,8 @@ export interface Store {
   readonly dialect: Dialect;
   accountByKeyDigest(digest: string): Promise<AccountRow | undefined>;
   accountByUsername(username: string): Promise<AccountRow | undefined>;
+  /** The one account with this email (letter case aside); undefined when none, or more than one, has it. */
+  accountByEmail(email: string): Promise<AccountRow | undefined>;
   /**
    * One page of the account's approved items, newest id first: at most `limit` items with an id
    * below `beforeId`. Lets a seller with thousands of items be answered without holding every row.
@@ -125,8 +143,27 @@ export interface Store {
   item(id: number): Promise<ItemRow | undefined>;
   /** By the code's lower-case key. */
   purchase(codeKey: string): Promise<PurchaseRow | undefined>;
-  /** Replaces the account's key; false when there is no such account. */
-  replaceAccountKey(username: string, key: StoredKey): Promise<boolean>;
+  /**
+   * The account a replaced key still opens, while its grace period lasts (see `replaceAccountKey`).
+   * Asked only when `accountByKeyDigest` finds nothing, so the usual lookup costs no more.
+   */
+  accountByRetiredKeyDigest(digest: string, now: number): Promise<RetiredKeyAccount | undefined>;
+  /**
+   * Replaces the account's key; false when there is no such account. With `retireOldUntil` (ms
+   * since the epoch) the old key keeps opening the account until then.
+   */
+  replaceAccountKey(username: string, key: StoredKey, retireOldUntil?: number): Promise<boolean>;
+  /** The account's password hash, if it has one. */
+  passwordHash(username: string): Promise<string | undefined>;
+  /** Sets the account's password hash; false when there is no such account. */
+  setPasswordHash(username: string, passwordHash: string): Promise<boolean>;
+  /** Workspace login sessions, found by a hash of their id (the id itself is never stored). */
+  createSession(session: SessionRow): Promise<void>;
+  session(idHash: string): Promise<SessionRow | undefined>;
+  touchSession(idHash: string, lastSeenAt: number): Promise<void>;
+  deleteSession(idHash: string): Promise<void>;
+  /** Ends every session last seen before `cutoff` (ms since the epoch). */
+  deleteSessionsIdleSince(cutoff: number): Promise<void>;
   /** True when the store holds no account at all. */
   isEmpty(): Promise<boolean>;
   /**

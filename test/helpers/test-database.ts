@@ -82,7 +82,8 @@ export async function createTestDatabase(kind: StoreKind): Promise<TestDatabase>
     dir,
     env: { DATABASE_URL: url, SECRET_KEY: TEST_SECRET_KEY },
     query: (sql, values) => withClient(url, async (client) => (await client.query(sql, values)).rows),
-    truncate: () => withClient(url, (client) => client.query('TRUNCATE purchases, items, accounts')).then(() => {}),
+    truncate: () =>
+      withClient(url, (client) => client.query('TRUNCATE purchases, items, accounts CASCADE')).then(() => {}),
     async drop() {
       if (dropped) return;
       dropped = true;

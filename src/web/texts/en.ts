@@ -1,0 +1,70 @@
+import type { WorkspaceTexts } from './workspace-texts.js';
+
+const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
+
+export const en: WorkspaceTexts = {
+  lang: 'en',
+  locale: 'en-GB',
+  appName: 'Seller workspace',
+  skipToContent: 'Skip to content',
+  signedInAs: 'Signed in as',
+  logOut: 'Log out',
+  login: {
+    title: 'Log in',
+    intro: 'Log in to manage your seller account.',
+    username: 'Username or email',
+    password: 'Password',
+    submit: 'Log in',
+    wrongCredentials: 'The username, email or password is not right. Please try again.',
+    suspended: 'This account is suspended and cannot log in. Please contact the marketplace.',
+    tooManyAttempts: (minutes) =>
+      `Too many failed attempts. Please wait ${plural(minutes, 'minute', 'minutes')} and try again.`,
+    loggedOut: 'You have logged out.',
+    sessionEnded: 'Your session has ended. Please log in again.',
+  },
+  settings: {
+    title: 'Settings',
+    apiKey: 'API Key',
+    apiKeyIntro: 'Your programs use this key to call the marketplace API. Keep it secret.',
+    keyHidden: 'Hidden key, ending in',
+    keyLabel: 'Your API key',
+    show: 'Show',
+    hide: 'Hide',
+    copy: 'Copy',
+    copied: 'Copied',
+    copyFailed: 'Could not copy. Select the key and copy it yourself.',
+    generate: 'Generate new key',
+    noKey: 'This account has no API key yet.',
+    newKeyShownOnce: 'Your new key is shown here in full once. Copy it now and keep it safe.',
+    oldKeyStopped: 'Your previous key no longer works.',
+    oldKeyWorksUntil: 'Your previous key keeps working until',
+  },
+  confirm: {
+    title: 'Generate a new API key?',
+    stopsAtOnce: 'Your current key will stop working at once. Programs that use it must be given the new key.',
+    stopsAfterGrace: (duration) =>
+      `Your current key will keep working for ${duration}, then stop. Programs that use it must be given the new key.`,
+    yes: 'Yes, generate a new key',
+    cancel: 'Cancel',
+  },
+  duration: (seconds) =>
+    seconds % 3600 === 0
+      ? plural(seconds / 3600, 'hour', 'hours')
+      : seconds % 60 === 0
+        ? plural(seconds / 60, 'minute', 'minutes')
+        : plural(seconds, 'second', 'seconds'),
+  problems: {
+    csrfTitle: 'This form has expired',
+    csrfText:
+      'The form was not accepted because it expired or did not come from this site. Nothing was changed. Go back, reload the page and try again.',
+    badFormTitle: 'The form could not be read',
+    badFormText: 'Nothing was changed. Go back and try again.',
+    notFoundTitle: 'Page not found',
+    notFoundText: 'There is no page at this address.',
+    unavailableTitle: 'Temporarily unavailable',
+    unavailableText: 'The workspace cannot be used right now. Please try again in a few minutes.',
+    errorTitle: 'Something went wrong',
+    errorText: 'An unexpected error stopped this page. Please try again.',
+    backToStart: 'Go to the workspace',
+  },
+};

@@ -1,0 +1,71 @@
+import type { WorkspaceTexts } from './workspace-texts.js';
+
+const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
+
+export const pt: WorkspaceTexts = {
+  lang: 'pt',
+  locale: 'pt-BR',
+  appName: 'Painel do vendedor',
+  skipToContent: 'Pular para o conteúdo',
+  signedInAs: 'Conectado como',
+  logOut: 'Sair',
+  login: {
+    title: 'Entrar',
+    intro: 'Entre para gerenciar sua conta de vendedor.',
+    username: 'Usuário ou e-mail',
+    password: 'Senha',
+    submit: 'Entrar',
+    wrongCredentials: 'Usuário, e-mail ou senha incorretos. Tente novamente.',
+    suspended: 'Esta conta está suspensa e não pode entrar. Fale com o marketplace.',
+    tooManyAttempts: (minutes) =>
+      `Tentativas demais sem sucesso. Aguarde ${plural(minutes, 'minuto', 'minutos')} e tente novamente.`,
+    loggedOut: 'Você saiu.',
+    sessionEnded: 'Sua sessão terminou. Entre novamente.',
+  },
+  settings: {
+    title: 'Configurações',
+    apiKey: 'Chave de API',
+    apiKeyIntro: 'Seus programas usam esta chave para chamar a API do marketplace. Mantenha-a em segredo.',
+    keyHidden: 'Chave oculta, terminada em',
+    keyLabel: 'Sua chave de API',
+    show: 'Mostrar',
+    hide: 'Ocultar',
+    copy: 'Copiar',
+    copied: 'Copiado',
+    copyFailed: 'Não foi possível copiar. Selecione a chave e copie você mesmo.',
+    generate: 'Gerar nova chave',
+    noKey: 'Esta conta ainda não tem chave de API.',
+    newKeyShownOnce: 'Sua nova chave aparece aqui por inteiro uma única vez. Copie-a agora e guarde-a em segurança.',
+    oldKeyStopped: 'Sua chave anterior não funciona mais.',
+    oldKeyWorksUntil: 'Sua chave anterior continua funcionando até',
+  },
+  confirm: {
+    title: 'Gerar uma nova chave de API?',
+    stopsAtOnce:
+      'Sua chave atual deixará de funcionar imediatamente. Os programas que a usam precisarão da nova chave.',
+    stopsAfterGrace: (duration) =>
+      `Sua chave atual continuará funcionando por ${duration} e depois deixará de funcionar. Os programas que a usam precisarão da nova chave.`,
+    yes: 'Sim, gerar nova chave',
+    cancel: 'Cancelar',
+  },
+  duration: (seconds) =>
+    seconds % 3600 === 0
+      ? plural(seconds / 3600, 'hora', 'horas')
+      : seconds % 60 === 0
+        ? plural(seconds / 60, 'minuto', 'minutos')
+        : plural(seconds, 'segundo', 'segundos'),
+  problems: {
+    csrfTitle: 'Este formulário expirou',
+    csrfText:
+      'O formulário não foi aceito porque expirou ou não veio deste site. Nada foi alterado. Volte, recarregue a página e tente novamente.',
+    badFormTitle: 'Não foi possível ler o formulário',
+    badFormText: 'Nada foi alterado. Volte e tente novamente.',
+    notFoundTitle: 'Página não encontrada',
+    notFoundText: 'Não há nenhuma página neste endereço.',
+    unavailableTitle: 'Indisponível no momento',
+    unavailableText: 'O painel não pode ser usado agora. Tente novamente em alguns minutos.',
+    errorTitle: 'Algo deu errado',
+    errorText: 'Um erro inesperado interrompeu esta página. Tente novamente.',
+    backToStart: 'Ir para o painel',
+  },
+};

@@ -1,0 +1,62 @@
+/** Everything the seller's workspace pages say in one language: one object per language, the same shape. */
+export interface WorkspaceTexts {
+  /** The `lang` attribute of the pages. */
+  readonly lang: string;
+  /** Dates are written for this locale, in UTC. */
+  readonly locale: string;
+  readonly appName: string;
+  readonly skipToContent: string;
+  readonly signedInAs: string;
+  readonly logOut: string;
+  readonly login: {
+    readonly title: string;
+    readonly intro: string;
+    readonly username: string;
+    readonly password: string;
+    readonly submit: string;
+    readonly wrongCredentials: string;
+    readonly suspended: string;
+    readonly tooManyAttempts: (minutes: number) => string;
+    readonly loggedOut: string;
+    readonly sessionEnded: string;
+  };
+  readonly settings: {
+    readonly title: string;
+    readonly apiKey: string;
+    readonly apiKeyIntro: string;
+    readonly keyHidden: string;
+    readonly keyLabel: string;
+    readonly show: string;
+    readonly hide: string;
+    readonly copy: string;
+    readonly copied: string;
+    readonly copyFailed: string;
+    readonly generate: string;
+    readonly noKey: string;
+    readonly newKeyShownOnce: string;
+    readonly oldKeyStopped: string;
+    readonly oldKeyWorksUntil: string;
+  };
+  readonly confirm: {
+    readonly title: string;
+    readonly stopsAtOnce: string;
+    readonly stopsAfterGrace: (duration: string) => string;
+    readonly yes: string;
+    readonly cancel: string;
+  };
+  /** A whole number of seconds, in words ("5 minutes"). */
+  readonly duration: (seconds: number) => string;
+  readonly problems: {
+    readonly csrfTitle: string;
+    readonly csrfText: string;
+    readonly badFormTitle: string;
+    readonly badFormText: string;
+    readonly notFoundTitle: string;
+    readonly notFoundText: string;
+    readonly unavailableTitle: string;
+    readonly unavailableText: string;
+    readonly errorTitle: string;
+    readonly errorText: string;
+    readonly backToStart: string;
+  };
+}

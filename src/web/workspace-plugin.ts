@@ -1,0 +1,339 @@
+import { join } from 'node:path';
+import cookie from '@fastify/cookie';
+import csrf from '@fastify/csrf-protection';
+import formbody from '@fastify/formbody';
+import fastifyStatic from '@fastify/static';
+import { Eta } from 'eta';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../config.js';
+import type { AccountRow } from '../domain/records.js';
+import { createVariantResolver } from '../http/variant-runtime.js';
+import { rotateAccountKey } from '../keys/account-keys.js';
+import { decryptApiKey } from '../keys/api-keys.js';
+import type { KeyMaterial } from '../keys/server-secret.js';
+import { clientIdOf } from '../limits/client-id.js';
+import { dummyHash, hashPassword, verifyAgainstDummy, verifyPassword } from '../passwords/password-hash.js';
+import { type Store, StoreUnavailableError } from '../store/store.js';
+import { packageRoot } from './package-root.js';
+import { workspaceLanguages } from './texts/workspace-languages.js';
+import type { WorkspaceTexts } from './texts/workspace-texts.js';
+import { createWorkspaceSessions } from './workspace-sessions.js';
+
+export interface WorkspaceOptions {
+  readonly config: Config;
+  readonly store: Store;
+  readonly keys: KeyMaterial;
+}
+
+/** Every workspace response: never cached, never framed, no referrer, only our own scripts and styles. */
+const SECURITY_HEADERS = {
+  'cache-control': 'no-store',
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; " +
+    "frame-ancestors 'none'; base-uri 'none'",
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+} as const;
+
+const HTML = 'text/html; charset=utf-8';
+/** Form bodies are a few short fields. */
+const FORM_BODY_LIMIT = 16 * 1024;
+const MAX_LOGIN_LENGTH = 320;
+const MAX_PASSWORD_LENGTH = 1024;
+
+/** A signed-in seller, as the workspace's handlers see them. */
+interface SignedIn {
+  readonly sessionId: string;
+  readonly account: AccountRow;
+}
+
+/** What a page's template is given besides its own data. */
+interface PageContext {
+  readonly t: WorkspaceTexts;
+  readonly base: string;
+  readonly csrf: string;
+  readonly user?: string;
+}
+
+const field = (body: unknown, name: string): string => {
+  const value = (body as Record<string, unknown> | undefined)?.[name];
+  return typeof value === 'string' ? value : '';
+};
+
+/**
+ * The seller's workspace: `{base}/login` and `{base}/workspace/settings` (API Key: show, copy,
+ * generate a new key) under every variant's base, in its language. Server-rendered HTML (Eta,
+ * escaping by default), sessions in the store, CSRF tokens on every form, login attempts limited
+ * per account and per client. Its own error and not-found pages; the JSON API is not touched.
+ */
+export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (scope, { config, store, keys }) => {
+  const root = packageRoot();
+  const eta = new Eta({ views: join(root, 'web', 'views'), cache: true });
+  const resolver = createVariantResolver(config.variants);
+  const sessions = createWorkspaceSessions(store, config.workspace.sessionIdleMinutes);
+  const { perAccount, perClient, windowSeconds } = config.workspace.loginAttempts;
+  // The limits machinery the API's budgets use: shared through Redis when REDIS_URL is set.
+  const accountAttempts = scope.limits.failureBudget('loginAccount', { max: perAccount, windowSeconds });
+  const clientAttempts = scope.limits.failureBudget('loginClient', { max: perClient, windowSeconds });
+  // Made now, so the first unknown user takes no longer than the next.
+  dummyHash().catch((error: unknown) => scope.log.error({ err: error }, 'could not prepare the dummy password hash'));
+
+  await scope.register(cookie);
+  await scope.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
+  scope.addHook('onRequest', (_request, reply, done) => {
+    reply.headers(SECURITY_HEADERS);
+    done();
+  });
+
+  const textsFor = (request: FastifyRequest) => {
+    const { variant } = resolver.forPath(request.url.split('?')[0] as string, request.host);
+    return { t: workspaceLanguages[variant.config.lang], base: variant.config.prefix };
+  };
+
+  const renderPage = (reply: FastifyReply, status: number, view: string, data: PageContext & Record<string, unknown>) =>
+    reply
+      .code(status)
+      .type(HTML)
+      .send(eta.render(`./${view}`, data));
+
+  scope.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
+    const { t, base } = textsFor(request);
+    const page = (status: number, title: string, text: string) =>
+      renderPage(reply, status, 'message', { t, base, csrf: '', title, text });
+    if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET') {
+      return page(403, t.problems.csrfTitle, t.problems.csrfText);
+    }
+    if (error instanceof StoreUnavailableError) {
+      request.log.error({ reqId: request.id, err: error.cause }, 'store unavailable');
+      return page(503, t.problems.unavailableTitle, t.problems.unavailableText);
+    }
+    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+      return page(400, t.problems.badFormTitle, t.problems.badFormText);
+    }
+    request.log.error({ reqId: request.id, err: error }, 'unexpected error in the workspace');
+    return page(500, t.problems.errorTitle, t.problems.errorText);
+  });
+
+  for (const prefix of resolver.prefixes) {
+    await scope.register(async (pages) => variantPages(pages, prefix));
+  }
+
+  /** The pages under one base path; the variant (and so the language) is picked per request, by host. */
+  async function variantPages(pages: FastifyInstance, prefix: string): Promise<void> {
+    const suffix = prefix.replace(/[^A-Za-z0-9]/g, '_');
+    const sessionCookie = `mp_session${suffix}`;
+    const cookiePath = prefix || '/';
+    const loginUrl = `${prefix}/login`;
+    const settingsUrl = `${prefix}/workspace/settings`;
+
+    await pages.register(csrf, {
+      cookieKey: `mp_csrf${suffix}`,
+      cookieOpts: { path: cookiePath, sameSite: 'strict', httpOnly: true },
+    });
+    await pages.register(fastifyStatic, {
+      root: join(root, 'web', 'public'),
+      prefix: `${prefix}/workspace/assets/`,
+      decorateReply: false,
+      index: false,
+      cacheControl: false,
+    });
+
+    const cookieOptions = (request: FastifyRequest) => ({
+      path: cookiePath,
+      httpOnly: true,
+      sameSite: 'lax' as const,
+      secure: request.protocol === 'https',
+    });
+
+    const textsOf = (request: FastifyRequest): WorkspaceTexts | undefined => {
+      const variant = resolver.forPrefix(prefix, request.host);
+      return variant && workspaceLanguages[variant.config.lang];
+    };
+
+    const context = (request: FastifyRequest, reply: FastifyReply, t: WorkspaceTexts, user?: string): PageContext => ({
+      t,
+      base: prefix,
+      csrf: reply.generateCsrf({ path: cookiePath, secure: request.protocol === 'https' }),
+      ...(user === undefined ? {} : { user }),
+    });
+
+    const notFound = (request: FastifyRequest, reply: FastifyReply) => {
+      const { t, base } = textsFor(request);
+      return renderPage(reply, 404, 'message', {
+        t,
+        base,
+        csrf: '',
+        title: t.problems.notFoundTitle,
+        text: t.problems.notFoundText,
+      });
+    };
+
+    /** The signed-in seller, or undefined once the reply redirects to the login page. */
+    const signedIn = async (request: FastifyRequest, reply: FastifyReply): Promise<SignedIn | undefined> => {
+      const sessionId = request.cookies[sessionCookie];
+      const username = sessionId ? await sessions.resume(sessionId) : undefined;
+      const account = username === undefined ? undefined : await store.accountByUsername(username);
+      if (sessionId && username !== undefined && account?.status === 'active') return { sessionId, account };
+      if (sessionId) {
+        // Ended, idle too long, or the account was suspended: the session goes, and its cookie.
+        if (username !== undefined) await sessions.end(sessionId);
+        reply.clearCookie(sessionCookie, cookieOptions(request));
+      }
+      reply.redirect(sessionId ? `${loginUrl}?ended=1` : loginUrl, 303);
+      return undefined;
+    };
+
+    /** The account's key in clear, or undefined when it has none this server can read. */
+    const currentKey = (request: FastifyRequest, account: AccountRow): string | undefined => {
+      if (!account.key_cipher) return undefined;
+      try {
+        return decryptApiKey(keys, account.key_cipher);
+      } catch {
+        request.log.warn({ reqId: request.id, username: account.username }, 'stored API key cannot be decrypted');
+        return undefined;
+      }
+    };
+
+    const settingsPage = (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      t: WorkspaceTexts,
+      { account }: SignedIn,
+      options: { reveal: boolean; rotated?: { oldKeyWorksUntil: Date | undefined } },
+    ) => {
+      const key = currentKey(request, account);
+      const until = options.rotated?.oldKeyWorksUntil;
+      return renderPage(reply, 200, 'settings', {
+        ...context(request, reply, t, account.username),
+        title: t.settings.title,
+        key: key === undefined ? undefined : options.reveal ? { revealed: key } : { value: key, last4: key.slice(-4) },
+        rotated: options.rotated !== undefined,
+        oldKeyWorksUntil: until && {
+          iso: until.toISOString(),
+          text: new Intl.DateTimeFormat(t.locale, { dateStyle: 'long', timeStyle: 'long', timeZone: 'UTC' }).format(
+            until,
+          ),
+        },
+      });
+    };
+
+    /** Routes of this base: each answers 404 for a host whose variant does not serve it. */
+    const page = (
+      method: 'GET' | 'POST',
+      url: string,
+      handler: (request: FastifyRequest, reply: FastifyReply, t: WorkspaceTexts) => Promise<unknown>,
+    ) =>
+      pages.route({
+        method,
+        url,
+        ...(method === 'POST' ? { preHandler: pages.csrfProtection } : {}),
+        handler: async (request, reply) => {
+          const t = textsOf(request);
+          return t ? handler(request, reply, t) : notFound(request, reply);
+        },
+      });
+
+    const workspacePage = (
+      method: 'GET' | 'POST',
+      url: string,
+      handler: (request: FastifyRequest, reply: FastifyReply, t: WorkspaceTexts, who: SignedIn) => Promise<unknown>,
+    ) =>
+      page(method, url, async (request, reply, t) => {
+        const who = await signedIn(request, reply);
+        return who ? handler(request, reply, t, who) : reply;
+      });
+
+    page('GET', loginUrl, async (request, reply, t) => {
+      const sessionId = request.cookies[sessionCookie];
+      if (sessionId && (await sessions.resume(sessionId)) !== undefined) return reply.redirect(settingsUrl, 303);
+      const query = request.query as Record<string, unknown>;
+      const notice =
+        query.logged_out !== undefined
+          ? t.login.loggedOut
+          : query.ended !== undefined
+            ? t.login.sessionEnded
+            : undefined;
+      return renderPage(reply, 200, 'login', {
+        ...context(request, reply, t),
+        title: t.login.title,
+        username: '',
+        notice,
+      });
+    });
+
+    page('POST', loginUrl, async (request, reply, t) => {
+      const login = field(request.body, 'username').trim().slice(0, MAX_LOGIN_LENGTH);
+      const password = field(request.body, 'password');
+      const again = (status: number, error: string) =>
+        renderPage(reply, status, 'login', {
+          ...context(request, reply, t),
+          title: t.login.title,
+          username: login,
+          error,
+        });
+      const accountKey = login.toLowerCase();
+      const client = clientIdOf(request.ip);
+      const wait = Math.max(accountAttempts.retryAfter(accountKey), clientAttempts.retryAfter(client));
+      if (wait > 0) {
+        reply.header('retry-after', String(wait));
+        return again(429, t.login.tooManyAttempts(Math.ceil(wait / 60)));
+      }
+      const account =
+        login === '' ? undefined : ((await store.accountByUsername(login)) ?? (await store.accountByEmail(login)));
+      const hash = account && (await store.passwordHash(account.username));
+      const check =
+        hash === undefined || password.length > MAX_PASSWORD_LENGTH ? undefined : await verifyPassword(password, hash);
+      // No account, or no password: as long as a real check, and the same answer.
+      if (check === undefined) await verifyAgainstDummy(password);
+      if (!account || !check?.matches) {
+        await Promise.all([accountAttempts.recordFailure(accountKey), clientAttempts.recordFailure(client)]);
+        return again(401, t.login.wrongCredentials);
+      }
+      if (account.status !== 'active') return again(403, t.login.suspended);
+      if (check.needsRehash) await store.setPasswordHash(account.username, await hashPassword(password));
+      // A new id at every login; a session the browser held before is ended.
+      const previous = request.cookies[sessionCookie];
+      if (previous) await sessions.end(previous);
+      const sessionId = await sessions.start(account.username);
+      reply.setCookie(sessionCookie, sessionId, cookieOptions(request));
+      return reply.redirect(settingsUrl, 303);
+    });
+
+    workspacePage('GET', `${prefix}/workspace`, async (_request, reply) => reply.redirect(settingsUrl, 303));
+
+    workspacePage('GET', settingsUrl, async (request, reply, t, who) =>
+      settingsPage(request, reply, t, who, { reveal: false }),
+    );
+
+    workspacePage('POST', `${settingsUrl}/show`, async (request, reply, t, who) =>
+      settingsPage(request, reply, t, who, { reveal: true }),
+    );
+
+    workspacePage('POST', `${settingsUrl}/generate`, async (request, reply, t, { account }) => {
+      const grace = config.keyRotationGraceSeconds;
+      return renderPage(reply, 200, 'confirm', {
+        ...context(request, reply, t, account.username),
+        title: t.confirm.title,
+        consequence: grace > 0 ? t.confirm.stopsAfterGrace(t.duration(grace)) : t.confirm.stopsAtOnce,
+      });
+    });
+
+    workspacePage('POST', `${settingsUrl}/generate/confirm`, async (request, reply, t, who) => {
+      const rotated = await rotateAccountKey(store, keys, who.account.username, config.keyRotationGraceSeconds);
+      const account = await store.accountByUsername(who.account.username);
+      if (!rotated || !account) return signedIn(request, reply);
+      return settingsPage(request, reply, t, { ...who, account }, { reveal: true, rotated });
+    });
+
+    workspacePage('POST', `${prefix}/workspace/logout`, async (request, reply, _t, { sessionId }) => {
+      await sessions.end(sessionId);
+      reply.clearCookie(sessionCookie, cookieOptions(request));
+      return reply.redirect(`${loginUrl}?logged_out=1`, 303);
+    });
+
+    // Any other address under the workspace: an HTML page, in the variant's language. (A route of
+    // its own rather than a not-found handler: the app's own not-found handling answers first.)
+    pages.route({ method: ['GET', 'POST'], url: `${prefix}/workspace/*`, handler: notFound });
+  }
+};

@@ -1,6 +1,8 @@
-import { decryptApiKey, digestApiKey, encryptApiKey, generateApiKey } from '../keys/api-keys.js';
+import { decryptApiKey } from '../keys/api-keys.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import type { Store } from '../store/store.js';
+
+export { rotateKey } from '../operations/account-operations.js';
 
 /** The server secret in use is not the one the store's keys were sealed with. */
 export class WrongSecretError extends Error {
@@ -22,14 +24,4 @@ export async function showKey(store: Store, material: KeyMaterial, username: str
   } catch {
     throw new WrongSecretError();
   }
-}
-
-/** Gives the account a new key, which replaces the old one at once; undefined when there is no such account. */
-export async function rotateKey(store: Store, material: KeyMaterial, username: string): Promise<string | undefined> {
-  const key = generateApiKey();
-  const replaced = await store.replaceAccountKey(username, {
-    digest: digestApiKey(material, key),
-    cipher: encryptApiKey(material, key),
-  });
-  return replaced ? key : undefined;
 }

@@ -24,7 +24,8 @@ export function createServerOptions(
     // share of a cheap request): the few lines written per request name their request id.
     childLoggerFactory: (rootLogger) => rootLogger,
     bodyLimit: BODY_LIMIT,
-    routerOptions: { ignoreTrailingSlash: true },
+    // Long enough for any purchase code or username the admin API is given (Fastify's default is 100).
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
     // Requests on connections still open while closing are answered normally.
     return503OnClosing: false,
     forceCloseConnections: 'idle',

@@ -1,5 +1,13 @@
 import { type Kysely, Migrator } from 'kysely';
-import type { AccountRow, ItemRow, ListedItem, PurchaseRow, PurchaseWithItem } from '../domain/records.js';
+import type {
+  AccountRow,
+  AccountStatus,
+  ItemRow,
+  ListedItem,
+  PurchaseRow,
+  PurchaseStatus,
+  PurchaseWithItem,
+} from '../domain/records.js';
 import type { Database } from './database.js';
 import type { Dialect } from './dialect.js';
 import { itemHeadSql } from './item-head-sql.js';
@@ -98,15 +106,31 @@ export class KyselyStore implements Store {
   }
 
   replaceAccountKey(username: string, key: StoredKey): Promise<boolean> {
-    return this.guard(async () => {
-      this.parts.endReadSnapshot?.();
+    return this.write(async () => {
       const result = await this.db
         .updateTable('accounts')
         .set({ key_digest: key.digest, key_cipher: key.cipher })
         .where('username', '=', username)
         .executeTakeFirst();
-      this.parts.endReadSnapshot?.();
-      this.changedHere = true;
+      return result.numUpdatedRows > 0n;
+    });
+  }
+
+  setPurchaseStatus(codeKey: string, status: PurchaseStatus): Promise<PurchaseRow | undefined> {
+    return this.updatePurchase(codeKey, { status });
+  }
+
+  markPurchaseDownloaded(codeKey: string): Promise<PurchaseRow | undefined> {
+    return this.updatePurchase(codeKey, { downloaded: 1 });
+  }
+
+  setAccountStatus(username: string, status: AccountStatus): Promise<boolean> {
+    return this.write(async () => {
+      const result = await this.db
+        .updateTable('accounts')
+        .set({ status })
+        .where('username', '=', username)
+        .executeTakeFirst();
       return result.numUpdatedRows > 0n;
     });
   }
@@ -143,6 +167,37 @@ export class KyselyStore implements Store {
 
   async close(): Promise<void> {
     await this.parts.close();
+  }
+
+  private updatePurchase(
+    codeKey: string,
+    change: Partial<Pick<PurchaseRow, 'status' | 'downloaded'>>,
+  ): Promise<PurchaseRow | undefined> {
+    return this.write(async () => {
+      // RETURNING: both SQLite (3.35+) and PostgreSQL give the row as written, in one statement.
+      return (await this.db
+        .updateTable('purchases')
+        .set(change)
+        .where('code_key', '=', codeKey)
+        .returningAll()
+        .executeTakeFirst()) as PurchaseRow | undefined;
+    });
+  }
+
+  /**
+   * One write of this store's own: outside any read snapshot (so the very next read sees it),
+   * and flagged as a change, which the dialect's signal may not report to its own writer.
+   */
+  private write<T>(work: () => Promise<T>): Promise<T> {
+    return this.guard(async () => {
+      this.parts.endReadSnapshot?.();
+      try {
+        return await work();
+      } finally {
+        this.parts.endReadSnapshot?.();
+        this.changedHere = true;
+      }
+    });
   }
 
   /** Turns the dialect's "cannot reach the store" errors into one error the HTTP layer maps to 503. */

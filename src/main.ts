@@ -7,6 +7,8 @@ import { demoBanner } from './demo/demo-banner.js';
 import { loadDemoData } from './demo/load-demo.js';
 import { loadKeyMaterial } from './keys/key-material.js';
 import { createLogger } from './logging.js';
+import { aggregateWorkerMetrics, shareWorkerMetrics, startMetricsServer } from './metrics/cluster-metrics.js';
+import { createServiceMetrics } from './metrics/service-metrics.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
 
@@ -38,7 +40,15 @@ async function serve(config: Config, logger: Logger, loadDemo: boolean): Promise
   const store = await openStore(config.store);
   const demoKey = loadDemo ? await loadDemoIfDue(config, store) : undefined;
   const keys = loadKeyMaterial(config);
-  const app = await buildApp({ config, store, keys, logger });
+  const metrics = createServiceMetrics();
+  // A worker's own counts are summed with the others' by the primary, which also serves METRICS_PORT.
+  const metricsText = cluster.isWorker ? shareWorkerMetrics(metrics.registry) : () => metrics.registry.metrics();
+  const app = await buildApp({ config, store, keys, logger, metrics, metricsText });
+  const metricsServer =
+    !cluster.isWorker && config.metricsPort !== undefined
+      ? await startMetricsServer(config.host, config.metricsPort, metricsText)
+      : undefined;
+  if (metricsServer) logger.info({ port: (metricsServer.address() as AddressInfo).port }, 'metrics listening');
 
   let closing = false;
   const shutdown = async (signal: NodeJS.Signals) => {
@@ -54,6 +64,7 @@ async function serve(config: Config, logger: Logger, loadDemo: boolean): Promise
     // close open: close such connections as soon as they are idle.
     const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
     await app.close();
+    metricsServer?.close();
     clearInterval(sweep);
     await store.close();
     logger.info('stopped');
@@ -81,6 +92,11 @@ async function supervise(config: Config, logger: Logger): Promise<void> {
     demoKey = await loadDemoIfDue(config, store);
   } finally {
     await store.close();
+  }
+  const metricsText = aggregateWorkerMetrics();
+  if (config.metricsPort !== undefined) {
+    const metricsServer = await startMetricsServer(config.host, config.metricsPort, metricsText);
+    logger.info({ port: (metricsServer.address() as AddressInfo).port }, 'metrics listening');
   }
   let stopping = false;
   let cleanExit = true;

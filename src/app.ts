@@ -6,6 +6,7 @@ import accessLog from './http/access-log.js';
 import admission from './http/admission.js';
 import apiRoutes from './http/api-routes.js';
 import errorHandling from './http/error-handling.js';
+import requestId from './http/request-id.js';
 import { endpoints } from './http/routes/index.js';
 import { createServerOptions } from './http/server-options.js';
 import { createVariantResolver } from './http/variant-runtime.js';
@@ -34,6 +35,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const metrics = options.metrics ?? createServiceMetrics();
   const resolver = createVariantResolver(config.variants);
   const app = Fastify(createServerOptions(logger, resolver, config.trustProxy));
+  await app.register(requestId);
   await app.register(errorHandling, { resolver, metrics });
   await app.register(admission, { config, resolver, metrics });
   await app.register(accessLog);

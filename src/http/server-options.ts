@@ -1,6 +1,7 @@
 import { type FastifyBaseLogger, type FastifyServerOptions, LogController } from 'fastify';
 import { BODY_LIMIT } from './body-limit.js';
 import { sendError } from './reply.js';
+import { requestIdOf } from './request-id.js';
 import { answerClientError, variantOf } from './routing-errors.js';
 import type { VariantResolver } from './variant-runtime.js';
 
@@ -24,13 +25,17 @@ export function createServerOptions(
     // share of a cheap request): the few lines written per request name their request id.
     childLoggerFactory: (rootLogger) => rootLogger,
     bodyLimit: BODY_LIMIT,
+    // The client's X-Request-Id when sane, else a new one (see request-id.ts).
+    requestIdHeader: false,
+    genReqId: requestIdOf,
     // Long enough for any purchase code or username the admin API is given (Fastify's default is 100).
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
     // Requests on connections still open while closing are answered normally.
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     frameworkErrors: (_error, request, reply) => {
-      sendError(reply, variantOf(resolver, request), 'notFound');
+      // Raised before any hook runs: the request id is set here.
+      sendError(reply.header('x-request-id', request.id), variantOf(resolver, request), 'notFound');
     },
     clientErrorHandler: (error, socket) => answerClientError(resolver, error, socket),
   };

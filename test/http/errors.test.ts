@@ -4,7 +4,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { rotateKey } from '../../src/cli/keys-commands.js';
-import { errorStatus } from '../../src/http/error-kinds.js';
+import { errorKinds, errorStatus } from '../../src/http/error-kinds.js';
 import { createLogger } from '../../src/logging.js';
 import type { Store } from '../../src/store/store.js';
 import { en as enTexts } from '../../src/variants/en.js';
@@ -22,7 +22,7 @@ import { expectContractHeaders, expectError, expectMalformedBody, expectParamErr
 
 const texts = { en: enTexts, pt: ptTexts } as const;
 
-const observed: { lang: string; status: number; msg: string }[] = [];
+const observed: { lang: string; status: number; msg: string; code: unknown; requestId: unknown }[] = [];
 
 /** Sends a request and records the error it answers with, if any. */
 async function send(
@@ -33,7 +33,15 @@ async function send(
   const response = await app.inject(options);
   if (response.statusCode >= 400 && response.body !== '') {
     const body = JSON.parse(response.body) as { msg?: unknown };
-    if (typeof body.msg === 'string') observed.push({ lang: variant.lang, status: response.statusCode, msg: body.msg });
+    if (typeof body.msg === 'string') {
+      observed.push({
+        lang: variant.lang,
+        status: response.statusCode,
+        msg: body.msg,
+        code: response.headers['x-error-code'],
+        requestId: response.headers['x-request-id'],
+      });
+    }
   }
   return response;
 }
@@ -389,7 +397,13 @@ describe.each(TEST_STORES)('%s store', (kind) => {
           `Content-Length: 100\r\n\r\n{`,
       ]);
       const body = JSON.parse(answer.body) as { status: string; msg: string };
-      observed.push({ lang: variant.lang, status: answer.status, msg: body.msg });
+      observed.push({
+        lang: variant.lang,
+        status: answer.status,
+        msg: body.msg,
+        code: answer.headers['x-error-code'],
+        requestId: answer.headers['x-request-id'],
+      });
       expect({ status: answer.status, body: answer.body }).toEqual({
         status: 408,
         body: JSON.stringify({ status: variant.error, msg: texts[variant.lang].messages.requestTimeout }),
@@ -480,6 +494,18 @@ describe.each(TEST_STORES)('%s store', (kind) => {
         (o) => o.lang === variant.lang && !known.has(`${o.status} ${o.msg}`) && !parameterSentences.includes(o.msg),
       );
       expect(unknown).toEqual([]);
+    });
+
+    it.each(VARIANTS)('sent, with every error in $lang, X-Error-Code for its kind and an X-Request-Id', (variant) => {
+      const language = texts[variant.lang];
+      const answered = observed.filter((o) => o.lang === variant.lang);
+      expect(answered.length).toBeGreaterThan(20);
+      const wrong = answered.filter((o) => {
+        const kind = kinds.find((k) => errorStatus[k] === o.status && language.messages[k] === o.msg);
+        const expected = kind === undefined ? 'bad_parameter' : errorKinds[kind].code;
+        return o.code !== expected || typeof o.requestId !== 'string' || o.requestId === '';
+      });
+      expect(wrong).toEqual([]);
     });
   });
 });

@@ -188,7 +188,14 @@ async function main() {
   const bigLines = await writeBig(bigPath);
   log(`big import: ${bigLines} lines, ${(statSync(bigPath).size / 1e6).toFixed(0)} MB`);
   const configPath = join(dir, 'config.json');
-  writeFileSync(configPath, JSON.stringify({ ...defaultConfigFile, failedAttempts: { max: 0, windowSeconds: 60 } }));
+  // Failure budgets off, and a request budget per key no run reaches (as `npm run bench` does).
+  const off = { max: 0, windowSeconds: 60 };
+  const limits = {
+    clientFailures: off,
+    keyClientFailures: off,
+    keyRequests: { max: 1_000_000_000, windowSeconds: 60 },
+  };
+  writeFileSync(configPath, JSON.stringify({ ...defaultConfigFile, limits }));
   const server = await startServer({
     ...process.env,
     MARKETPLACE_CONFIG: configPath,

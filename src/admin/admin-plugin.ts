@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { Config } from '../config.js';
 import { exportNdjson } from '../exporter/export-ndjson.js';
+import { exemptFromRequestTimeout } from '../http/request-timeout-exemption.js';
 import type { ImportCounts } from '../importer/import-ndjson.js';
 import { importReport } from '../importer/import-report.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
@@ -110,6 +111,8 @@ export async function adminPlugin(scope: FastifyInstance, options: AdminPluginOp
   });
 
   async function runImport(request: FastifyRequest, reply: FastifyReply) {
+    // A gigabyte from the storefront may take longer to arrive than any API request may.
+    exemptFromRequestTimeout(request.raw);
     const declared = Number(request.headers['content-length'] ?? 0);
     if (declared > ADMIN_IMPORT_LIMIT_BYTES)
       return sendAdminError(reply.header('connection', 'close'), 'body_too_large');

@@ -71,7 +71,7 @@ async function admission(app: FastifyInstance, { config, resolver, metrics }: Ad
   app.decorateRequest('limitsState', undefined);
   app.addHook('onClose', () => limits.close());
   const apiLimits = createApiLimits(limits, config.limits);
-  const refusals = metrics.limiter('failed_attempts');
+  const refusals = metrics.limiter('client');
 
   app.decorate<Admission>('admission', {
     hookFor(prefix) {

@@ -38,10 +38,11 @@ export default async function apiRoutes(
   app: FastifyInstance,
   { config, store, keys, resolver, metrics }: ApiRoutesOptions,
 ): Promise<void> {
-  const cache = new ResourceCache(store, (apiKey) => digestApiKey(keys, apiKey));
+  const cache = new ResourceCache(store, (apiKey) => digestApiKey(keys, apiKey), undefined, metrics);
   const { admission } = app;
   const { apiLimits } = admission;
   const context: EndpointContext = { cache, support: config.support, limits: apiLimits, metrics };
+  const keyRefusals = metrics.limiter('key');
 
   const register = (scope: FastifyInstance, prefix: string, endpoint: Endpoint) =>
     scope.route({
@@ -58,6 +59,7 @@ export default async function apiRoutes(
           return sendJson(reply, 200, body);
         } catch (error) {
           if (!(error instanceof ApiError)) throw error;
+          if (error.kind === 'tooManyRequests') keyRefusals.refused();
           await apiLimits.failed(request, reply, error);
           return sendError(reply, variant, error.kind, error.detail);
         }

@@ -2,6 +2,7 @@ import { hash, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { AccountRow, AccountStatus, ItemRow, ItemStatus, ListedItem, PurchaseRow } from '../domain/records.js';
 import { serializeAccount, serializeItem, serializeItemTail } from '../domain/serialize.js';
+import type { CacheMetrics, ServiceMetrics } from '../metrics/service-metrics.js';
 import type { Store } from '../store/store.js';
 import { keptBytes } from './body-bytes.js';
 import type { VariantRuntime } from './variant-runtime.js';
@@ -84,13 +85,23 @@ export class ResourceCache {
   private readonly itemLists: LRUCache<string, Buffer | false>;
   private readonly purchases: LRUCache<string, PurchaseRow>;
   private readonly keyHashPrefix = randomBytes(32).toString('hex');
+  /** Hits and misses per cache, each resolved once. */
+  private readonly counted: Readonly<Record<'accounts' | 'items' | 'itemLists' | 'purchases', CacheMetrics>>;
 
   /** `digestOf` gives an API key's digest, the store's index for it (see authenticate). */
   constructor(
     private readonly store: Store,
     private readonly digestOf: (apiKey: string) => string,
     budgets: CacheBudgets = DEFAULT_CACHE_BUDGETS,
+    metrics?: ServiceMetrics,
   ) {
+    const counter = (name: string): CacheMetrics => metrics?.cache(name) ?? { hit: () => {}, miss: () => {} };
+    this.counted = {
+      accounts: counter('accounts'),
+      items: counter('items'),
+      itemLists: counter('item_lists'),
+      purchases: counter('purchases'),
+    };
     this.accounts = new LRUCache({ maxSize: budgets.accounts, sizeCalculation: sizeOfEntry<CachedAccount> });
     this.items = new LRUCache({ maxSize: budgets.items, sizeCalculation: sizeOfEntry<CachedItem> });
     // A list larger than a tenth of the budget is not kept: one big seller must not push out everyone.
@@ -125,9 +136,12 @@ export class ResourceCache {
     const keyHash = hash('sha256', `${this.keyHashPrefix}${apiKey}`, 'base64');
     let entry = this.accounts.get(keyHash);
     if (entry === undefined || (entry && variant && !entry.json[variant.index])) {
+      this.counted.accounts.miss();
       const row = await this.store.accountByKeyDigest(this.digestOf(apiKey));
       entry = row ? this.cachedAccount(keyHash, row, variant) : false;
       this.accounts.set(keyHash, entry);
+    } else {
+      this.counted.accounts.hit();
     }
     return entry || undefined;
   }
@@ -136,8 +150,11 @@ export class ResourceCache {
   async purchase(codeKey: string): Promise<PurchaseRow | undefined> {
     let purchase = this.purchases.get(codeKey);
     if (purchase === undefined) {
+      this.counted.purchases.miss();
       purchase = await this.store.purchase(codeKey);
       if (purchase) this.purchases.set(codeKey, purchase);
+    } else {
+      this.counted.purchases.hit();
     }
     return purchase;
   }
@@ -146,9 +163,12 @@ export class ResourceCache {
   async item(id: number, variant: VariantRuntime): Promise<CachedItem | undefined> {
     let entry = this.items.get(id);
     if (entry === undefined || (entry && !entry.json[variant.index])) {
+      this.counted.items.miss();
       const row = await this.store.item(id);
       entry = row ? this.cachedItem(row, variant) : false;
       this.items.set(id, entry);
+    } else {
+      this.counted.items.hit();
     }
     return entry || undefined;
   }
@@ -162,7 +182,11 @@ export class ResourceCache {
   async approvedItems(username: string, variant: VariantRuntime): Promise<Buffer | AsyncIterable<string> | undefined> {
     const key = `${variant.index}\u0000${username}`;
     const cached = this.itemLists.get(key);
-    if (cached !== undefined) return cached || undefined;
+    if (cached !== undefined) {
+      this.counted.itemLists.hit();
+      return cached || undefined;
+    }
+    this.counted.itemLists.miss();
     const first = await this.store.approvedItemsPage(username, Number.MAX_SAFE_INTEGER, LIST_PAGE_SIZE);
     if (first.length < LIST_PAGE_SIZE) {
       const json = first.length === 0 ? false : keptBytes(`[${this.serializeItems(first, variant)}]`);

@@ -7,6 +7,7 @@ import type { ErrorKind } from './error-kinds.js';
 import { errorKinds } from './error-kinds.js';
 import { sendError } from './reply.js';
 import { requestIdOf } from './request-id.js';
+import { isExemptFromRequestTimeout } from './request-timeout-exemption.js';
 import { endpoints } from './routes/index.js';
 import type { VariantResolver, VariantRuntime } from './variant-runtime.js';
 
@@ -59,6 +60,8 @@ export function answerClientError(resolver: VariantResolver, error: NodeJS.Errno
     socket.destroy();
     return;
   }
+  // Node has stopped timing this request (it does so once): a route that lifted its timeout goes on.
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && isExemptFromRequestTimeout(response?.req)) return;
   const kind: ErrorKind = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'requestTimeout' : 'malformedRequest';
   const { status, code } = errorKinds[kind];
   const request = response?.req;

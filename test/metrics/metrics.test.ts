@@ -21,7 +21,7 @@ describe('metrics', () => {
           { lang: 'en', baseUrl: '/', currency: 'USD', rate: '1' },
           { lang: 'pt', baseUrl: '/pt', currency: 'BRL', rate: '5.00' },
         ],
-        failedAttempts: { max: 3, windowSeconds: 60 },
+        limits: { keyClientFailures: { max: 3, windowSeconds: 60 } },
       },
       lines: [
         accountLine({ api_key: KEY }),
@@ -66,7 +66,7 @@ describe('metrics', () => {
     expect((await validate('REF-1')).statusCode).toBe(404);
     expect((await validate('CAN-1')).statusCode).toBe(404);
     expect((await validate('NONE-1')).statusCode).toBe(404);
-    // The failed-attempts budget is 3, now spent: the next request is refused.
+    // The key's failure budget (per client) is 3, now spent: the next request is refused.
     expect((await validate('NONE-2')).statusCode).toBe(429);
     expect((await t.app.inject({ method: 'GET', url: '/nowhere' })).statusCode).toBe(404);
     expect((await t.app.inject({ method: 'DELETE', url: '/api/items/all' })).statusCode).toBe(405);
@@ -89,8 +89,13 @@ describe('metrics', () => {
     expect(sample(text, 'marketplace_validations_total{outcome="refunded"}')).toBe(1);
     expect(sample(text, 'marketplace_validations_total{outcome="cancelled"}')).toBe(1);
     expect(sample(text, 'marketplace_validations_total{outcome="invalid"}')).toBe(1);
-    expect(sample(text, 'marketplace_limiter_refusals_total{limiter="failed_attempts"}')).toBe(1);
+    expect(sample(text, 'marketplace_limiter_refusals_total{limiter="key"}')).toBe(1);
+    expect(sample(text, 'marketplace_limiter_refusals_total{limiter="client"}')).toBe(0);
     expect(sample(text, 'marketplace_store_errors_total{kind="unavailable"}')).toBe(0);
+    // Five account details and five validations that got past admission asked for the key's account.
+    const accountHits = sample(text, 'marketplace_cache_lookups_total{cache="accounts",result="hit"}') ?? 0;
+    const accountMisses = sample(text, 'marketplace_cache_lookups_total{cache="accounts",result="miss"}') ?? 0;
+    expect([accountHits + accountMisses, accountMisses >= 1]).toEqual([10, true]);
     // Never a key, a code or a username.
     for (const secret of [KEY, 'OK-1', 'REF-1', 'jdoe', TOKEN]) expect(text).not.toContain(secret);
   });

@@ -24,6 +24,8 @@ export interface AppOptions {
   readonly metrics?: ServiceMetrics;
   /** The Prometheus text `/admin/v1/metrics` serves: every worker's, summed; this app's registry when left out. */
   readonly metricsText?: () => Promise<string>;
+  /** True once the process is stopping: `/readyz` answers 503 from then on. */
+  readonly isShuttingDown?: () => boolean;
 }
 
 /**
@@ -41,7 +43,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(accessLog);
   await app.register(requestMetricsPlugin, { metrics, endpointPaths: endpoints.map((endpoint) => endpoint.path) });
   await app.register(apiRoutes, { config, store, keys, resolver, metrics });
-  await app.register(healthPlugin, { store });
+  await app.register(healthPlugin, { store, isShuttingDown: options.isShuttingDown });
   await app.register(adminPlugin, {
     prefix: ADMIN_PREFIX,
     config,

@@ -43,14 +43,14 @@ async function serve(config: Config, logger: Logger, loadDemo: boolean): Promise
   const metrics = createServiceMetrics();
   // A worker's own counts are summed with the others' by the primary, which also serves METRICS_PORT.
   const metricsText = cluster.isWorker ? shareWorkerMetrics(metrics.registry) : () => metrics.registry.metrics();
-  const app = await buildApp({ config, store, keys, logger, metrics, metricsText });
+  let closing = false;
+  const app = await buildApp({ config, store, keys, logger, metrics, metricsText, isShuttingDown: () => closing });
   const metricsServer =
     !cluster.isWorker && config.metricsPort !== undefined
       ? await startMetricsServer(config.host, config.metricsPort, metricsText)
       : undefined;
   if (metricsServer) logger.info({ port: (metricsServer.address() as AddressInfo).port }, 'metrics listening');
 
-  let closing = false;
   const shutdown = async (signal: NodeJS.Signals) => {
     // A second signal (Ctrl-C reaches a worker both from the terminal and from the primary) changes nothing.
     if (closing) return;

@@ -3,6 +3,8 @@ import type { Store } from '../store/store.js';
 
 export interface HealthPluginOptions {
   readonly store: Store;
+  /** True once the process is stopping (main.ts sets it on SIGTERM, before the app starts closing). */
+  readonly isShuttingDown?: () => boolean;
 }
 
 /** How long `/readyz` waits for the store before saying it is not ready. */
@@ -15,7 +17,10 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  * shutting down (readiness: a load balancer stops sending traffic on 503). Outside every
  * variant's base, in JSON, never cached.
  */
-export async function healthPlugin(scope: FastifyInstance, { store }: HealthPluginOptions): Promise<void> {
+export async function healthPlugin(
+  scope: FastifyInstance,
+  { store, isShuttingDown }: HealthPluginOptions,
+): Promise<void> {
   let closing = false;
   // Fastify runs preClose as soon as close() is called (main.ts does on SIGTERM), before the last requests finish.
   scope.addHook('preClose', (done) => {
@@ -26,7 +31,7 @@ export async function healthPlugin(scope: FastifyInstance, { store }: HealthPlug
   scope.get('/healthz', (_request, reply) => send(reply, 200, { status: 'ok' }));
 
   scope.get('/readyz', async (_request, reply) => {
-    if (closing) return send(reply, 503, { status: 'unavailable', reason: 'shutting_down' });
+    if (closing || isShuttingDown?.()) return send(reply, 503, { status: 'unavailable', reason: 'shutting_down' });
     if (!(await storeAnswers(store))) return send(reply, 503, { status: 'unavailable', reason: 'store_unavailable' });
     return send(reply, 200, { status: 'ready' });
   });

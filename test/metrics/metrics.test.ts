@@ -92,10 +92,11 @@ describe('metrics', () => {
     expect(sample(text, 'marketplace_limiter_refusals_total{limiter="key"}')).toBe(1);
     expect(sample(text, 'marketplace_limiter_refusals_total{limiter="client"}')).toBe(0);
     expect(sample(text, 'marketplace_store_errors_total{kind="unavailable"}')).toBe(0);
-    // Five account details and five validations that got past admission asked for the key's account.
+    // Five account details and all six validations asked for the key's account (the key's budget is
+    // checked once the account is known).
     const accountHits = sample(text, 'marketplace_cache_lookups_total{cache="accounts",result="hit"}') ?? 0;
     const accountMisses = sample(text, 'marketplace_cache_lookups_total{cache="accounts",result="miss"}') ?? 0;
-    expect([accountHits + accountMisses, accountMisses >= 1]).toEqual([10, true]);
+    expect([accountHits + accountMisses, accountMisses >= 1]).toEqual([11, true]);
     // Never a key, a code or a username.
     for (const secret of [KEY, 'OK-1', 'REF-1', 'jdoe', TOKEN]) expect(text).not.toContain(secret);
   });

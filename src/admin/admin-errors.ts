@@ -5,6 +5,7 @@ import type { FastifyReply } from 'fastify';
  * `{"code": <code>, "message": <English sentence>}`; `X-Error-Code` carries the same code.
  */
 export const adminErrors = {
+  malformed_request: { status: 400, message: 'The request is malformed' },
   not_found: { status: 404, message: 'Not found' },
   method_not_allowed: { status: 405, message: 'Method not allowed' },
   unauthorized: { status: 401, message: 'A valid admin token is required (Authorization: Bearer <ADMIN_TOKEN>)' },

@@ -69,9 +69,7 @@ export async function adminPlugin(scope: FastifyInstance, options: AdminPluginOp
       return sendAdminError(reply, 'service_unavailable');
     }
     if (error.statusCode === 413) return sendAdminError(reply, 'body_too_large');
-    if (error.statusCode !== undefined && error.statusCode < 500) {
-      return sendAdminError(reply.code(error.statusCode), 'not_found', 'Malformed request');
-    }
+    if (error.statusCode !== undefined && error.statusCode < 500) return sendAdminError(reply, 'malformed_request');
     metrics.storeError('other');
     request.log.error({ reqId: request.id, err: error }, 'admin: unexpected error');
     return sendAdminError(reply, 'internal');

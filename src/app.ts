@@ -1,12 +1,18 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { ADMIN_PREFIX, adminPlugin } from './admin/admin-plugin.js';
 import type { Config } from './config.js';
+import { healthPlugin } from './health/health-plugin.js';
 import accessLog from './http/access-log.js';
 import admission from './http/admission.js';
 import apiRoutes from './http/api-routes.js';
 import errorHandling from './http/error-handling.js';
+import requestId from './http/request-id.js';
+import { endpoints } from './http/routes/index.js';
 import { createServerOptions } from './http/server-options.js';
 import { createVariantResolver } from './http/variant-runtime.js';
 import type { KeyMaterial } from './keys/server-secret.js';
+import { requestMetricsPlugin } from './metrics/request-metrics-plugin.js';
+import { createServiceMetrics, type ServiceMetrics } from './metrics/service-metrics.js';
 import { openApiPlugin } from './openapi/openapi-plugin.js';
 import type { Store } from './store/store.js';
 import { workspacePlugin } from './web/workspace-plugin.js';
@@ -16,20 +22,39 @@ export interface AppOptions {
   readonly store: Store;
   readonly keys: KeyMaterial;
   readonly logger: FastifyBaseLogger;
+  /** The process's metrics; a registry of the app's own when left out (tests). */
+  readonly metrics?: ServiceMetrics;
+  /** The Prometheus text `/admin/v1/metrics` serves: every worker's, summed; this app's registry when left out. */
+  readonly metricsText?: () => Promise<string>;
+  /** True once the process is stopping: `/readyz` answers 503 from then on. */
+  readonly isShuttingDown?: () => boolean;
 }
 
 /**
  * Builds the HTTP app over an open store from its plugins: error handling and admission at the
  * root, then each surface. `main.ts` runs it; tests build it the same way.
  */
-export async function buildApp({ config, store, keys, logger }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { config, store, keys, logger } = options;
+  const metrics = options.metrics ?? createServiceMetrics();
   const resolver = createVariantResolver(config.variants);
   const app = Fastify(createServerOptions(logger, resolver, config.trustProxy));
-  await app.register(errorHandling, { resolver });
-  await app.register(admission, { config, resolver });
+  await app.register(requestId);
+  await app.register(errorHandling, { resolver, metrics });
+  await app.register(admission, { config, resolver, metrics });
   await app.register(accessLog);
-  await app.register(apiRoutes, { config, store, keys, resolver });
+  await app.register(requestMetricsPlugin, { metrics, endpointPaths: endpoints.map((endpoint) => endpoint.path) });
+  await app.register(apiRoutes, { config, store, keys, resolver, metrics });
+  await app.register(healthPlugin, { store, isShuttingDown: options.isShuttingDown });
   await app.register(openApiPlugin, { config });
   await app.register(workspacePlugin, { config, store, keys });
+  await app.register(adminPlugin, {
+    prefix: ADMIN_PREFIX,
+    config,
+    store,
+    keys,
+    metrics,
+    metricsText: options.metricsText ?? (() => metrics.registry.metrics()),
+  });
   return app;
 }

@@ -199,6 +199,8 @@ export interface Config {
   readonly secretKey: string | undefined;
   /** Processes serving the port on this machine (node:cluster when more than one). */
   readonly workers: number;
+  /** A port of its own for Prometheus's `/metrics` (every worker's, summed), or undefined for none. */
+  readonly metricsPort: number | undefined;
 }
 
 /** Thrown with every problem found, one line each; the server never starts half-configured. */
@@ -401,6 +403,11 @@ export function loadConfig(env: Env = process.env): Config {
   const workers = wholeNumber(env, 'WORKERS', 1, 1, MAX_WORKERS, problems);
   const adminToken = env.ADMIN_TOKEN || undefined;
   if (adminToken !== undefined && adminToken.length < 16) problems.push('ADMIN_TOKEN: must be at least 16 characters');
+  const metricsPortText = env.METRICS_PORT?.trim() || undefined;
+  const metricsPort = metricsPortText === undefined ? undefined : Number(metricsPortText);
+  if (metricsPortText !== undefined && (!/^\d+$/.test(metricsPortText) || (metricsPort as number) > 65535)) {
+    problems.push('METRICS_PORT: must be a whole number from 0 to 65535');
+  }
 
   const trustProxy = file?.trustProxy ?? [];
   trustProxy.forEach((entry, index) => {
@@ -428,5 +435,6 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     secretKey,
     workers,
+    metricsPort,
   });
 }

@@ -7,6 +7,8 @@ import { demoBanner } from './demo/demo-banner.js';
 import { type DemoCredentials, loadDemoData } from './demo/load-demo.js';
 import { loadKeyMaterial } from './keys/key-material.js';
 import { createLogger } from './logging.js';
+import { aggregateWorkerMetrics, shareWorkerMetrics, startMetricsServer } from './metrics/cluster-metrics.js';
+import { createServiceMetrics } from './metrics/service-metrics.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
 
@@ -38,9 +40,17 @@ async function serve(config: Config, logger: Logger, loadDemo: boolean): Promise
   const store = await openStore(config.store);
   const demo = loadDemo ? await loadDemoIfDue(config, store) : undefined;
   const keys = loadKeyMaterial(config);
-  const app = await buildApp({ config, store, keys, logger });
-
+  const metrics = createServiceMetrics();
+  // A worker's own counts are summed with the others' by the primary, which also serves METRICS_PORT.
+  const metricsText = cluster.isWorker ? shareWorkerMetrics(metrics.registry) : () => metrics.registry.metrics();
   let closing = false;
+  const app = await buildApp({ config, store, keys, logger, metrics, metricsText, isShuttingDown: () => closing });
+  const metricsServer =
+    !cluster.isWorker && config.metricsPort !== undefined
+      ? await startMetricsServer(config.host, config.metricsPort, metricsText)
+      : undefined;
+  if (metricsServer) logger.info({ port: (metricsServer.address() as AddressInfo).port }, 'metrics listening');
+
   const shutdown = async (signal: NodeJS.Signals) => {
     // A second signal (Ctrl-C reaches a worker both from the terminal and from the primary) changes nothing.
     if (closing) return;
@@ -54,6 +64,7 @@ async function serve(config: Config, logger: Logger, loadDemo: boolean): Promise
     // close open: close such connections as soon as they are idle.
     const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
     await app.close();
+    metricsServer?.close();
     clearInterval(sweep);
     await store.close();
     logger.info('stopped');
@@ -83,6 +94,11 @@ async function supervise(config: Config, logger: Logger): Promise<void> {
     demo = await loadDemoIfDue(config, store);
   } finally {
     await store.close();
+  }
+  const metricsText = aggregateWorkerMetrics();
+  if (config.metricsPort !== undefined) {
+    const metricsServer = await startMetricsServer(config.host, config.metricsPort, metricsText);
+    logger.info({ port: (metricsServer.address() as AddressInfo).port }, 'metrics listening');
   }
   let stopping = false;
   let cleanExit = true;

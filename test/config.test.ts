@@ -149,6 +149,15 @@ describe('scale-out settings (issue 3)', () => {
       'WORKERS: must be a whole number from 1 to 256',
     ]);
   });
+
+  it('takes METRICS_PORT (none by default) and refuses one out of range', () => {
+    expect(loadConfig({}).metricsPort).toBeUndefined();
+    expect(loadConfig({ METRICS_PORT: '9464' }).metricsPort).toBe(9464);
+    expect(loadConfig({ METRICS_PORT: '0' }).metricsPort).toBe(0);
+    for (const bad of ['65536', 'x', '-1', '94.5']) {
+      expect(problemsOf({ METRICS_PORT: bad })).toEqual(['METRICS_PORT: must be a whole number from 0 to 65535']);
+    }
+  });
 });
 
 describe('the shipped example configuration', () => {

@@ -3,6 +3,7 @@ import fastifyPlugin from 'fastify-plugin';
 import type { Config } from '../config.js';
 import { type ApiLimits, createApiLimits } from '../limits/api-limits.js';
 import { createLimits, type Limits } from '../limits/limits.js';
+import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import { BODY_LIMIT } from './body-limit.js';
 import { sendError } from './reply.js';
 import { variantOf } from './routing-errors.js';
@@ -34,6 +35,8 @@ declare module 'fastify' {
 export interface AdmissionOptions {
   readonly config: Config;
   readonly resolver: VariantResolver;
+  /** Where refusals are counted. */
+  readonly metrics: ServiceMetrics;
 }
 
 /**
@@ -42,7 +45,7 @@ export interface AdmissionOptions {
  * failure budgets, and the declared body size. At the root (fastify-plugin): the timeouts are the
  * server's, and every surface's routes may ask for `app.admission`.
  */
-async function admission(app: FastifyInstance, { config, resolver }: AdmissionOptions): Promise<void> {
+async function admission(app: FastifyInstance, { config, resolver, metrics }: AdmissionOptions): Promise<void> {
   const { server } = config;
   const http = app.server;
   http.requestTimeout = server.requestTimeoutMs;
@@ -68,6 +71,7 @@ async function admission(app: FastifyInstance, { config, resolver }: AdmissionOp
   app.decorateRequest('limitsState', undefined);
   app.addHook('onClose', () => limits.close());
   const apiLimits = createApiLimits(limits, config.limits);
+  const refusals = metrics.limiter('client');
 
   app.decorate<Admission>('admission', {
     hookFor(prefix) {
@@ -80,6 +84,7 @@ async function admission(app: FastifyInstance, { config, resolver }: AdmissionOp
         request.variant = variant;
         const retryAfter = apiLimits.admitClient(request, reply);
         if (retryAfter > 0) {
+          refusals.refused();
           sendError(reply.header('retry-after', String(retryAfter)), variant, 'tooManyRequests');
           return;
         }

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { digestApiKey } from '../keys/api-keys.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
+import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { Store } from '../store/store.js';
 import { ApiError } from './api-error.js';
 import { BODY_LIMIT } from './body-limit.js';
@@ -18,6 +19,7 @@ export interface ApiRoutesOptions {
   readonly store: Store;
   readonly keys: KeyMaterial;
   readonly resolver: VariantResolver;
+  readonly metrics: ServiceMetrics;
 }
 
 /** JSON (Fastify's own), form and multipart bodies, nothing else (SPEC 2.1). */
@@ -34,12 +36,13 @@ async function registerBodyParsers(scope: FastifyInstance): Promise<void> {
  */
 export default async function apiRoutes(
   app: FastifyInstance,
-  { config, store, keys, resolver }: ApiRoutesOptions,
+  { config, store, keys, resolver, metrics }: ApiRoutesOptions,
 ): Promise<void> {
-  const cache = new ResourceCache(store, (apiKey) => digestApiKey(keys, apiKey));
+  const cache = new ResourceCache(store, (apiKey) => digestApiKey(keys, apiKey), undefined, metrics);
   const { admission } = app;
   const { apiLimits } = admission;
-  const context: EndpointContext = { cache, support: config.support, limits: apiLimits };
+  const context: EndpointContext = { cache, support: config.support, limits: apiLimits, metrics };
+  const keyRefusals = metrics.limiter('key');
 
   const register = (scope: FastifyInstance, prefix: string, endpoint: Endpoint) =>
     scope.route({
@@ -56,6 +59,7 @@ export default async function apiRoutes(
           return sendJson(reply, 200, body);
         } catch (error) {
           if (!(error instanceof ApiError)) throw error;
+          if (error.kind === 'tooManyRequests') keyRefusals.refused();
           await apiLimits.failed(request, reply, error);
           return sendError(reply, variant, error.kind, error.detail);
         }

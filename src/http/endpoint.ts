@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { ApiLimits } from '../limits/api-limits.js';
+import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { AnswerBody } from './reply.js';
 import type { ResourceCache } from './resource-cache.js';
 import type { VariantRuntime } from './variant-runtime.js';
@@ -12,6 +13,8 @@ export interface EndpointContext {
   readonly support: boolean;
   /** The clients' and keys' budgets (admission's). */
   readonly limits: ApiLimits;
+  /** Where validation outcomes are counted. */
+  readonly metrics: ServiceMetrics;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
+import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import { StoreUnavailableError } from '../store/store.js';
 import { ApiError } from './api-error.js';
 import { sendError } from './reply.js';
@@ -17,6 +18,8 @@ declare module 'fastify' {
 
 export interface ErrorHandlingOptions {
   readonly resolver: VariantResolver;
+  /** Where store failures are counted. */
+  readonly metrics: ServiceMetrics;
 }
 
 /** Codes Node and Fastify give a body the client stopped sending: not an error of the service's. */
@@ -32,7 +35,7 @@ const ABORTED_BODY = new Set([
  * contract's envelope in the request's variant. 5xx bodies say nothing internal; the log line says
  * what happened, by request id. At the root (fastify-plugin), so that it covers every route.
  */
-async function errorHandling(app: FastifyInstance, { resolver }: ErrorHandlingOptions): Promise<void> {
+async function errorHandling(app: FastifyInstance, { resolver, metrics }: ErrorHandlingOptions): Promise<void> {
   app.decorateRequest('variant', null);
   app.decorateRequest('handlerStarted', false);
   // Node answers an Expect it does not know with an empty 417 unless told otherwise; RFC 9110
@@ -63,6 +66,7 @@ async function errorHandling(app: FastifyInstance, { resolver }: ErrorHandlingOp
       return sendError(reply, variant, error.kind, error.detail);
     }
     if (error instanceof StoreUnavailableError) {
+      metrics.storeError('unavailable');
       request.log.error({ reqId: request.id, err: error.cause }, 'store unavailable');
       return sendError(reply, variant, 'serviceUnavailable');
     }
@@ -78,6 +82,7 @@ async function errorHandling(app: FastifyInstance, { resolver }: ErrorHandlingOp
       if (error.statusCode !== undefined && error.statusCode < 500)
         return sendError(reply, variant, 'malformedRequest');
     }
+    metrics.storeError('other');
     request.log.error({ reqId: request.id, err: error }, 'unexpected error');
     return sendError(reply, variant, 'internal');
   });

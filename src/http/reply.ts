@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
-import { type ErrorKind, errorStatus } from '../variants/error-kinds.js';
+import { type ErrorKind, errorKinds } from '../variants/error-kinds.js';
 import type { VariantRuntime } from './variant-runtime.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -21,11 +21,13 @@ export function sendJson(reply: FastifyReply, statusCode: number, body: AnswerBo
   return reply.send(Buffer.isBuffer(body) ? body : Readable.from(body, { objectMode: false }));
 }
 
+/** Sends an error of the catalogue in the variant's envelope, its stable code in `X-Error-Code`. */
 export function sendError(
   reply: FastifyReply,
   variant: VariantRuntime,
   kind: ErrorKind,
   detail?: string,
 ): FastifyReply {
-  return sendJson(reply, errorStatus[kind], variant.errorBody(kind, detail));
+  const { status, code } = errorKinds[kind];
+  return sendJson(reply.header('x-error-code', code), status, variant.errorBody(kind, detail));
 }

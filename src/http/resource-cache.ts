@@ -2,6 +2,7 @@ import { hash, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { AccountRow, AccountStatus, ItemRow, ItemStatus, ListedItem, PurchaseRow } from '../domain/records.js';
 import { serializeAccount, serializeItem, serializeItemTail } from '../domain/serialize.js';
+import type { CacheMetrics, ServiceMetrics } from '../metrics/service-metrics.js';
 import type { Store } from '../store/store.js';
 import { keptBytes } from './body-bytes.js';
 import type { VariantRuntime } from './variant-runtime.js';
@@ -103,13 +104,23 @@ export class ResourceCache {
   private readonly keyHashPrefix = randomBytes(32).toString('hex');
   /** Counts the clearings: what a lookup read is kept only if none happened while it waited. */
   private generation = 0;
+  /** Hits and misses per cache, each resolved once. */
+  private readonly counted: Readonly<Record<'accounts' | 'items' | 'itemLists' | 'purchases', CacheMetrics>>;
 
   /** `digestOf` gives an API key's digest, the store's index for it (see authenticate). */
   constructor(
     private readonly store: Store,
     private readonly digestOf: (apiKey: string) => string,
     budgets: CacheBudgets = DEFAULT_CACHE_BUDGETS,
+    metrics?: ServiceMetrics,
   ) {
+    const counter = (name: string): CacheMetrics => metrics?.cache(name) ?? { hit: () => {}, miss: () => {} };
+    this.counted = {
+      accounts: counter('accounts'),
+      items: counter('items'),
+      itemLists: counter('item_lists'),
+      purchases: counter('purchases'),
+    };
     this.accounts = new LRUCache({ maxSize: budgets.accounts, sizeCalculation: sizeOfEntry<CachedAccount> });
     this.items = new LRUCache({ maxSize: budgets.items, sizeCalculation: sizeOfEntry<CachedItem> });
     // Only lists shorter than one page of the store's query are kept whole (longer ones are
@@ -148,8 +159,11 @@ export class ResourceCache {
   async account(apiKey: string, variant?: VariantRuntime): Promise<CachedAccount | undefined> {
     const keyHash = hash('sha256', `${this.keyHashPrefix}${apiKey}`, 'base64');
     const entry = this.accounts.get(keyHash);
-    if (entry && (!variant || entry.json[variant.index])) return entry;
-    if (entry === undefined && this.unknownKeys.has(keyHash)) return undefined;
+    if ((entry && (!variant || entry.json[variant.index])) || (entry === undefined && this.unknownKeys.has(keyHash))) {
+      this.counted.accounts.hit();
+      return entry;
+    }
+    this.counted.accounts.miss();
     const generation = this.generation;
     const digest = this.digestOf(apiKey);
     const row = await this.store.accountByKeyDigest(digest);
@@ -186,7 +200,11 @@ export class ResourceCache {
   /** The purchase with this code key (see purchaseCodeKey). */
   async purchase(codeKey: string): Promise<PurchaseRow | undefined> {
     const cached = this.purchases.get(codeKey);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined) {
+      this.counted.purchases.hit();
+      return cached;
+    }
+    this.counted.purchases.miss();
     const generation = this.generation;
     const purchase = await this.store.purchase(codeKey);
     if (purchase && generation === this.generation) this.purchases.set(codeKey, purchase);
@@ -196,8 +214,11 @@ export class ResourceCache {
   /** The item with this id, its JSON in `variant` included. */
   async item(id: number, variant: VariantRuntime): Promise<CachedItem | undefined> {
     const entry = this.items.get(id);
-    if (entry?.json[variant.index]) return entry;
-    if (entry === undefined && this.missingItems.has(id)) return undefined;
+    if (entry?.json[variant.index] || (entry === undefined && this.missingItems.has(id))) {
+      this.counted.items.hit();
+      return entry;
+    }
+    this.counted.items.miss();
     const generation = this.generation;
     const row = await this.store.item(id);
     const current = generation === this.generation;
@@ -219,6 +240,11 @@ export class ResourceCache {
   async approvedItems(username: string, variant: VariantRuntime): Promise<Buffer | AsyncIterable<string> | undefined> {
     const key = `${variant.index}\u0000${username}`;
     const cached = this.itemLists.get(key);
+    if (cached !== undefined) {
+      this.counted.itemLists.hit();
+      return cached || undefined;
+    }
+    this.counted.itemLists.miss();
     if (cached !== undefined) return cached || undefined;
     const generation = this.generation;
     const first = await this.store.approvedItemsPage(username, Number.MAX_SAFE_INTEGER, LIST_PAGE_SIZE);

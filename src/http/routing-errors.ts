@@ -1,10 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorKind } from '../variants/error-kinds.js';
-import { errorStatus } from '../variants/error-kinds.js';
+import { errorKinds } from '../variants/error-kinds.js';
 import type { Endpoint } from './endpoint.js';
 import { sendError } from './reply.js';
+import { requestIdOf } from './request-id.js';
+import { isExemptFromRequestTimeout } from './request-timeout-exemption.js';
 import { endpoints } from './routes/index.js';
 import type { VariantResolver, VariantRuntime } from './variant-runtime.js';
 
@@ -57,16 +60,21 @@ export function answerClientError(resolver: VariantResolver, error: NodeJS.Errno
     socket.destroy();
     return;
   }
+  // Node has stopped timing this request (it does so once): a route that lifted its timeout goes on.
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && isExemptFromRequestTimeout(response?.req)) return;
   const kind: ErrorKind = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'requestTimeout' : 'malformedRequest';
-  const status = errorStatus[kind];
+  const { status, code } = errorKinds[kind];
   const request = response?.req;
+  // No Fastify request exists yet: the id is the client's when it sent a sane one, else a new one.
+  const requestId = request ? requestIdOf(request) : randomUUID();
   const variant = request
     ? resolver.forPath(pathOf(request.url ?? '/'), request.headers.host ?? '').variant
     : (resolver.variants[0] as VariantRuntime);
   const body = variant.errorBody(kind);
   socket.end(
     `HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n` +
+      `Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nX-Request-Id: ${requestId}\r\n` +
+      `X-Error-Code: ${code}\r\nConnection: close\r\n` +
       `Content-Length: ${body.length}\r\n\r\n${body}`,
   );
 }

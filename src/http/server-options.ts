@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { type FastifyBaseLogger, type FastifyHttpOptions, LogController } from 'fastify';
 import { BODY_LIMIT } from './body-limit.js';
 import { sendError } from './reply.js';
+import { requestIdOf } from './request-id.js';
 import { answerClientError, variantOf } from './routing-errors.js';
 import type { VariantResolver } from './variant-runtime.js';
 
@@ -25,15 +26,20 @@ export function createServerOptions(
     // share of a cheap request): the few lines written per request name their request id.
     childLoggerFactory: (rootLogger) => rootLogger,
     bodyLimit: BODY_LIMIT,
-    routerOptions: { ignoreTrailingSlash: true },
     // Node would answer an HTTP/1.1 request without Host itself, with an empty 400: the
     // error-handling plugin answers it in the contract's envelope instead.
     http: { requireHostHeader: false },
+    // The client's X-Request-Id when sane, else a new one (see request-id.ts).
+    requestIdHeader: false,
+    genReqId: requestIdOf,
+    // Long enough for any purchase code or username the admin API is given (Fastify's default is 100).
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
     // Requests on connections still open while closing are answered normally.
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     frameworkErrors: (_error, request, reply) => {
-      sendError(reply, variantOf(resolver, request), 'notFound');
+      // Raised before any hook runs: the request id is set here.
+      sendError(reply.header('x-request-id', request.id), variantOf(resolver, request), 'notFound');
     },
     clientErrorHandler: (error, socket) => answerClientError(resolver, error, socket),
   };

@@ -1,5 +1,5 @@
 import { type Kysely, Migrator, sql } from 'kysely';
-import type { AccountRow, ItemRow, ListedItem, PurchaseRow } from '../domain/records.js';
+import type { AccountRow, AccountStatus, ItemRow, ListedItem, PurchaseRow, PurchaseStatus } from '../domain/records.js';
 import type { Database, SessionRow } from './database.js';
 import type { Dialect } from './dialect.js';
 import { itemHeadSql } from './item-head-sql.js';
@@ -164,6 +164,25 @@ export class KyselyStore implements Store {
     });
   }
 
+  setPurchaseStatus(codeKey: string, status: PurchaseStatus): Promise<PurchaseRow | undefined> {
+    return this.updatePurchase(codeKey, { status });
+  }
+
+  markPurchaseDownloaded(codeKey: string): Promise<PurchaseRow | undefined> {
+    return this.updatePurchase(codeKey, { downloaded: 1 });
+  }
+
+  setAccountStatus(username: string, status: AccountStatus): Promise<boolean> {
+    return this.write(async () => {
+      const result = await this.db
+        .updateTable('accounts')
+        .set({ status })
+        .where('username', '=', username)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    });
+  }
+
   setPasswordHash(username: string, passwordHash: string): Promise<boolean> {
     return this.write(async () => {
       if (
@@ -250,6 +269,21 @@ export class KyselyStore implements Store {
 
   async close(): Promise<void> {
     await this.parts.close();
+  }
+
+  private updatePurchase(
+    codeKey: string,
+    change: Partial<Pick<PurchaseRow, 'status' | 'downloaded'>>,
+  ): Promise<PurchaseRow | undefined> {
+    return this.write(async () => {
+      // RETURNING: both SQLite (3.35+) and PostgreSQL give the row as written, in one statement.
+      return (await this.db
+        .updateTable('purchases')
+        .set(change)
+        .where('code_key', '=', codeKey)
+        .returningAll()
+        .executeTakeFirst()) as PurchaseRow | undefined;
+    });
   }
 
   /**

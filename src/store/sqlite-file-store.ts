@@ -1,5 +1,5 @@
 import { type Stats, statSync } from 'node:fs';
-import type { AccountRow, ItemRow, ListedItem, PurchaseRow } from '../domain/records.js';
+import type { AccountRow, AccountStatus, ItemRow, ListedItem, PurchaseRow, PurchaseStatus } from '../domain/records.js';
 import type { SessionRow } from './database.js';
 import {
   type ImportSession,
@@ -77,6 +77,18 @@ export class SqliteFileStore implements Store {
 
   async replaceAccountKey(username: string, key: StoredKey, retireOldUntil?: number): Promise<boolean> {
     return this.live().replaceAccountKey(username, key, retireOldUntil);
+  }
+
+  async setPurchaseStatus(codeKey: string, status: PurchaseStatus): Promise<PurchaseRow | undefined> {
+    return this.live().setPurchaseStatus(codeKey, status);
+  }
+
+  async markPurchaseDownloaded(codeKey: string): Promise<PurchaseRow | undefined> {
+    return this.live().markPurchaseDownloaded(codeKey);
+  }
+
+  async setAccountStatus(username: string, status: AccountStatus): Promise<boolean> {
+    return this.live().setAccountStatus(username, status);
   }
 
   async passwordHash(username: string): Promise<string | undefined> {

@@ -1,11 +1,13 @@
 import type {
   AccountRecord,
   AccountRow,
+  AccountStatus,
   ItemRecord,
   ItemRow,
   ListedItem,
   PurchaseRecord,
   PurchaseRow,
+  PurchaseStatus,
 } from '../domain/records.js';
 import type { SessionRow } from './database.js';
 import type { Dialect } from './dialect.js';
@@ -164,6 +166,15 @@ export interface Store {
   deleteSession(idHash: string): Promise<void>;
   /** Ends every session last seen before `cutoff` (ms since the epoch). */
   deleteSessionsIdleSince(cutoff: number): Promise<void>;
+  /**
+   * Sets the purchase's status, by its code's lower-case key; the purchase as it is then, or
+   * undefined when there is no such purchase. Other instances hear of it as of any write.
+   */
+  setPurchaseStatus(codeKey: string, status: PurchaseStatus): Promise<PurchaseRow | undefined>;
+  /** Marks the purchase downloaded, by its code's lower-case key; as `setPurchaseStatus`. */
+  markPurchaseDownloaded(codeKey: string): Promise<PurchaseRow | undefined>;
+  /** Sets the account's status; false when there is no such account. */
+  setAccountStatus(username: string, status: AccountStatus): Promise<boolean>;
   /** True when the store holds no account at all. */
   isEmpty(): Promise<boolean>;
   /**

@@ -103,6 +103,7 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
     'LOG_LEVEL',
     'ADMIN_TOKEN',
     'WORKERS',
+    'METRICS_PORT',
   ];
   for (const name of settings) {
     delete env[name];

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rotateKey } from '../../src/keys/account-keys.js';
 import { en as enTexts } from '../../src/variants/en.js';
-import { errorStatus } from '../../src/variants/error-kinds.js';
+import { errorKinds, errorStatus } from '../../src/variants/error-kinds.js';
 import { pt as ptTexts } from '../../src/variants/pt.js';
 import { rawExchange } from '../helpers/raw-http.js';
 import { createTestApp, TEST_STORES, type TestApp, type TestVariant, VARIANTS } from '../helpers/test-app.js';
@@ -25,6 +25,9 @@ interface Observed {
   readonly lang: string;
   readonly status: number;
   readonly msg: string;
+  /** The X-Error-Code and X-Request-Id headers it came with. */
+  readonly code: unknown;
+  readonly requestId: unknown;
 }
 
 /** Sends a request and records the error it answers with, if any, in `observed`. */
@@ -37,7 +40,15 @@ async function sendRecorded(
   const response = await app.inject(options);
   if (response.statusCode >= 400 && response.body !== '') {
     const body = JSON.parse(response.body) as { msg?: unknown };
-    if (typeof body.msg === 'string') observed.push({ lang: variant.lang, status: response.statusCode, msg: body.msg });
+    if (typeof body.msg === 'string') {
+      observed.push({
+        lang: variant.lang,
+        status: response.statusCode,
+        msg: body.msg,
+        code: response.headers['x-error-code'],
+        requestId: response.headers['x-request-id'],
+      });
+    }
   }
   return response;
 }
@@ -417,7 +428,13 @@ describe.each(TEST_STORES)('%s store', (kind) => {
           `Content-Length: 100\r\n\r\n{`,
       ]);
       const body = JSON.parse(answer.body) as { status: string; msg: string };
-      observed.push({ lang: variant.lang, status: answer.status, msg: body.msg });
+      observed.push({
+        lang: variant.lang,
+        status: answer.status,
+        msg: body.msg,
+        code: answer.headers['x-error-code'],
+        requestId: answer.headers['x-request-id'],
+      });
       expect({ status: answer.status, body: answer.body }).toEqual({
         status: 408,
         body: JSON.stringify({ status: variant.error, msg: texts[variant.lang].messages.requestTimeout }),
@@ -491,6 +508,18 @@ describe.each(TEST_STORES)('%s store', (kind) => {
         (o) => o.lang === variant.lang && !known.has(`${o.status} ${o.msg}`) && !parameterSentences.includes(o.msg),
       );
       expect(unknown).toEqual([]);
+    });
+
+    it.each(VARIANTS)('sent, with every error in $lang, X-Error-Code for its kind and an X-Request-Id', (variant) => {
+      const language = texts[variant.lang];
+      const answered = observed.filter((o) => o.lang === variant.lang);
+      expect(answered.length).toBeGreaterThan(20);
+      const wrong = answered.filter((o) => {
+        const kind = kinds.find((k) => errorStatus[k] === o.status && language.messages[k] === o.msg);
+        const expected = kind === undefined ? 'bad_parameter' : errorKinds[kind].code;
+        return o.code !== expected || typeof o.requestId !== 'string' || o.requestId === '';
+      });
+      expect(wrong).toEqual([]);
     });
   });
 });

@@ -1,0 +1,200 @@
+import { PassThrough } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import type { Config } from '../config.js';
+import { exportNdjson } from '../exporter/export-ndjson.js';
+import { exemptFromRequestTimeout } from '../http/request-timeout-exemption.js';
+import type { ImportCounts } from '../importer/import-ndjson.js';
+import { importReport } from '../importer/import-report.js';
+import { rotateAccountKey } from '../keys/account-keys.js';
+import type { KeyMaterial } from '../keys/server-secret.js';
+import type { ServiceMetrics } from '../metrics/service-metrics.js';
+import { type AccountAction, applyAccountAction } from '../operations/account-operations.js';
+import { applyPurchaseAction, type PurchaseAction } from '../operations/purchase-operations.js';
+import { readSnapshot } from '../store/snapshot.js';
+import { type Store, StoreUnavailableError } from '../store/store.js';
+import { sendAdminError, sendAdminJson } from './admin-errors.js';
+import { createAdminTokenCheck } from './admin-token.js';
+import { ImportTooLargeError, runImportInWorker } from './run-import-in-worker.js';
+
+/** Where the admin API lives. */
+export const ADMIN_PREFIX = '/admin/v1';
+
+/** An import's own body limit: the storefront's whole catalogue in one request, not the API's 64 KiB. */
+export const ADMIN_IMPORT_LIMIT_BYTES = 1024 ** 3;
+
+export interface AdminPluginOptions {
+  readonly config: Config;
+  readonly store: Store;
+  readonly keys: KeyMaterial;
+  readonly metrics: ServiceMetrics;
+  /** The Prometheus text of every process serving (summed over `WORKERS`). */
+  readonly metricsText: () => Promise<string>;
+}
+
+const METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'];
+
+/** Counts per type, under the names the CLI prints them with. */
+function countsBody(counts: ImportCounts) {
+  return { accounts: counts.account, items: counts.item, purchases: counts.purchase };
+}
+
+/**
+ * The admin API (`/admin/v1/...`) for the storefront and operators: imports, purchase and account
+ * changes, key rotation, export, metrics. Every request needs `Authorization: Bearer $ADMIN_TOKEN`;
+ * with no ADMIN_TOKEN configured the whole prefix answers 404. Answers and errors are JSON of its
+ * own (`{code, message}`), not the seller API's envelope. Writes go through the store, whose change
+ * signal clears the caches of this and every other instance.
+ */
+export async function adminPlugin(scope: FastifyInstance, options: AdminPluginOptions): Promise<void> {
+  const { config, store, keys, metrics } = options;
+  const token = config.adminToken;
+  if (token === undefined) {
+    scope.route({ method: METHODS, url: '/*', handler: (_request, reply) => sendAdminError(reply, 'not_found') });
+    scope.route({ method: METHODS, url: '/', handler: (_request, reply) => sendAdminError(reply, 'not_found') });
+    return;
+  }
+  const tokenIsValid = createAdminTokenCheck(token);
+
+  scope.addHook('onRequest', (request, reply, done) => {
+    if (!tokenIsValid(request.headers.authorization)) {
+      sendAdminError(reply.header('www-authenticate', 'Bearer'), 'unauthorized');
+      return;
+    }
+    done();
+  });
+
+  scope.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
+    if (error instanceof StoreUnavailableError) {
+      metrics.storeError('unavailable');
+      request.log.error({ reqId: request.id, err: error.cause }, 'admin: store unavailable');
+      return sendAdminError(reply, 'service_unavailable');
+    }
+    if (error.statusCode === 413) return sendAdminError(reply, 'body_too_large');
+    if (error.statusCode !== undefined && error.statusCode < 500) return sendAdminError(reply, 'malformed_request');
+    metrics.storeError('other');
+    request.log.error({ reqId: request.id, err: error }, 'admin: unexpected error');
+    return sendAdminError(reply, 'internal');
+  });
+
+  for (const action of ['refund', 'cancel', 'downloaded'] as const satisfies readonly PurchaseAction[]) {
+    scope.post<{ Params: { code: string } }>(`/purchases/:code/${action}`, async (request, reply) => {
+      const result = await applyPurchaseAction(store, request.params.code, action);
+      if (!result.ok) return sendAdminError(reply, result.problem);
+      request.log.info({ reqId: request.id, action }, 'admin: purchase changed');
+      return sendAdminJson(reply, 200, result.purchase);
+    });
+  }
+
+  for (const action of ['suspend', 'reactivate'] as const satisfies readonly AccountAction[]) {
+    scope.post<{ Params: { username: string } }>(`/accounts/:username/${action}`, async (request, reply) => {
+      const account = await applyAccountAction(store, request.params.username, action);
+      if (!account) return sendAdminError(reply, 'account_not_found');
+      request.log.info({ reqId: request.id, action }, 'admin: account changed');
+      return sendAdminJson(reply, 200, account);
+    });
+  }
+
+  scope.post<{ Params: { username: string } }>('/accounts/:username/api-key', async (request, reply) => {
+    const username = request.params.username;
+    const rotated = await rotateAccountKey(store, keys, username, config.keyRotationGraceSeconds);
+    if (rotated === undefined) return sendAdminError(reply, 'account_not_found');
+    request.log.info({ reqId: request.id, action: 'rotate key' }, 'admin: account changed');
+    return sendAdminJson(reply, 200, {
+      username,
+      api_key: rotated.key,
+      old_key_works_until: rotated.oldKeyWorksUntil?.toISOString() ?? null,
+    });
+  });
+
+  await scope.register(async (importScope) => {
+    // The body is streamed to the importer as it arrives, whatever its declared type (NDJSON, usually).
+    importScope.removeAllContentTypeParsers();
+    importScope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+    importScope.post('/import', { bodyLimit: ADMIN_IMPORT_LIMIT_BYTES }, (request, reply) => runImport(request, reply));
+  });
+
+  async function runImport(request: FastifyRequest, reply: FastifyReply) {
+    // A gigabyte from the storefront may take longer to arrive than any API request may.
+    exemptFromRequestTimeout(request.raw);
+    const declared = Number(request.headers['content-length'] ?? 0);
+    if (declared > ADMIN_IMPORT_LIMIT_BYTES)
+      return sendAdminError(reply.header('connection', 'close'), 'body_too_large');
+    const input = (request.body ?? request.raw) as AsyncIterable<Uint8Array>;
+    try {
+      const result = await runImportInWorker({
+        location: config.store,
+        store,
+        keys,
+        input,
+        limitBytes: ADMIN_IMPORT_LIMIT_BYTES,
+      });
+      if (result.ok) {
+        metrics.importRun('ok');
+        request.log.info({ reqId: request.id, counts: countsBody(result.counts) }, 'admin: import written');
+        return sendAdminJson(reply, 200, countsBody(result.counts));
+      }
+      metrics.importRun('rejected');
+      const lines = importReport(result).stderr;
+      return sendAdminError(reply, 'import_rejected', lines.at(-1), {
+        errors: result.errors.map((error) => `line ${error.line}: ${error.message}`),
+        error_count: result.errorCount,
+      });
+    } catch (error) {
+      metrics.importRun('failed');
+      if (error instanceof ImportTooLargeError) {
+        return sendAdminError(reply.header('connection', 'close'), 'body_too_large');
+      }
+      request.log.error({ reqId: request.id, err: error }, 'admin: import failed');
+      return sendAdminError(reply, 'import_failed');
+    }
+  }
+
+  scope.get('/export', (request, reply) => {
+    const out = new PassThrough({ highWaterMark: 1 << 20 });
+    readSnapshot(config.store, (snapshot) => exportNdjson(snapshot, keys, out)).then(
+      (counts) => {
+        request.log.info({ reqId: request.id, counts }, 'admin: export written');
+        out.end();
+      },
+      (error: unknown) => {
+        // Headers are gone: the only way left to say so is to break the chunked answer off.
+        request.log.error({ reqId: request.id, err: error }, 'admin: export failed');
+        out.destroy(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+    return reply
+      .code(200)
+      .header('content-type', 'application/x-ndjson; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .send(out);
+  });
+
+  scope.get('/metrics', async (_request, reply) => {
+    const text = await options.metricsText();
+    return reply
+      .code(200)
+      .header('content-type', metrics.registry.contentType)
+      .header('cache-control', 'no-store')
+      .send(text);
+  });
+
+  // Anything else under the prefix: 405 where the path exists with another method, else 404.
+  scope.route({
+    method: METHODS,
+    url: '/*',
+    handler: (request, reply) => {
+      const path = (request.url.split('?')[0] ?? '').slice(ADMIN_PREFIX.length).replace(/\/$/, '');
+      const known = ADMIN_PATHS.find(({ pattern }) => pattern.test(path));
+      if (!known) return sendAdminError(reply, 'not_found');
+      return sendAdminError(reply.header('allow', known.allow), 'method_not_allowed');
+    },
+  });
+}
+
+/** The admin paths and their methods, for the 405's `Allow`. */
+const ADMIN_PATHS = [
+  { pattern: /^\/import$/, allow: 'POST' },
+  { pattern: /^\/(export|metrics)$/, allow: 'GET, HEAD' },
+  { pattern: /^\/purchases\/[^/]+\/(refund|cancel|downloaded)$/, allow: 'POST' },
+  { pattern: /^\/accounts\/[^/]+\/(suspend|reactivate|api-key)$/, allow: 'POST' },
+] as const;

@@ -1,0 +1,15 @@
+import type { StoreLocation } from '../config.js';
+import type { ImportResult } from '../importer/import-ndjson.js';
+
+/** What the import worker starts with: where the store and the NDJSON file are, and the key material (as plain bytes). */
+export interface ImportWorkerData {
+  readonly location: StoreLocation;
+  readonly file: string;
+  readonly digestKey: Uint8Array;
+  readonly encryptionKey: Uint8Array;
+}
+
+/** From the worker: the import's result, or why it failed (nothing written). */
+export type ImportWorkerAnswer =
+  | { readonly type: 'result'; readonly result: ImportResult }
+  | { readonly type: 'failed'; readonly reason: string };

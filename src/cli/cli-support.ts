@@ -1,0 +1,38 @@
+import { type Config, loadConfig } from '../config.js';
+import { openStore } from '../store/open-store.js';
+import type { Store } from '../store/store.js';
+
+/**
+ * The CLI's exit codes (also in `--help` and docs/operations.md): 0 done; 1 the command ran and
+ * failed (bad lines in an import, no such account or purchase, the store failed); 2 it was not
+ * understood (an unknown command or option, a missing argument) or the configuration is bad.
+ */
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
+export const EXIT_CODES_HELP = `
+Exit codes:
+  0  done
+  1  the command failed (bad lines in an import, no such account or purchase, the store failed)
+  2  usage error (unknown command or option, missing argument) or a bad configuration`;
+
+/** Opens the configured store for one command and always closes it. */
+export async function withStore<T>(work: (store: Store, config: Config) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const store = await openStore(config.store);
+  try {
+    return await work(store, config);
+  } finally {
+    await store.close();
+  }
+}
+
+/** Prints a message to stderr and exits with the given code. */
+export function fail(message: string, code: number = EXIT.failed): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(code);
+}
+
+/** Help text listing examples, shown after a command's own help. */
+export function examples(...lines: readonly string[]): string {
+  return `\nExamples:\n${lines.map((line) => `  $ ${line}`).join('\n')}\n`;
+}

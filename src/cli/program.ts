@@ -1,0 +1,116 @@
+import { Command } from 'commander';
+import { runExportCommand } from '../exporter/export-command.js';
+import { runImportCommand } from '../importer/import-command.js';
+import { rotateAccountKey, showKey } from '../keys/account-keys.js';
+import { loadKeyMaterial } from '../keys/key-material.js';
+import { readSnapshot } from '../store/snapshot.js';
+import { addAccountCommands } from './accounts-commands.js';
+import { EXIT, EXIT_CODES_HELP, examples, fail, withStore } from './cli-support.js';
+import { addPurchaseCommands } from './purchases-commands.js';
+import { setPasswordCommand } from './set-password-command.js';
+
+/**
+ * The CLI's commands. Usage errors throw a CommanderError (exitOverride) instead of exiting, so
+ * main.ts picks the exit code and tests can run `--help` in-process.
+ */
+export function createProgram(): Command {
+  const program = new Command('marketplace-api')
+    .description(
+      'Administer the marketplace-api store. Uses the same configuration as the server\n' +
+        '(DATABASE_URL, SECRET_KEY, MARKETPLACE_CONFIG): run it where the server runs.',
+    )
+    .showHelpAfterError()
+    // Usage errors exit 2, apart from failures of a command that ran (1): see EXIT.
+    .exitOverride()
+    .addHelpText(
+      'after',
+      `${examples(
+        'npm run cli -- import catalogue.ndjson',
+        'npm run cli -- export backup.ndjson',
+        'npm run cli -- keys rotate jdoe',
+        'npm run cli -- purchases refund 0f8e2c1a-9b7d',
+        'npm run cli -- accounts suspend jdoe',
+        'npm run cli -- help purchases',
+      )}${EXIT_CODES_HELP}\n`,
+    );
+
+  program
+    .command('import')
+    .description('Load accounts, items and purchases from an NDJSON file (- for standard input), all or nothing')
+    .argument('<file>', 'NDJSON file, or - for standard input')
+    .addHelpText(
+      'after',
+      examples('npm run cli -- import catalogue.ndjson', 'gunzip -c sales.ndjson.gz | npm run cli -- import -'),
+    )
+    .action(async (file: string) => {
+      const ok = await withStore((store, config) => runImportCommand({ store, keys: loadKeyMaterial(config), file }));
+      if (!ok) process.exitCode = EXIT.failed;
+    });
+
+  program
+    .command('export')
+    .description(
+      'Write the whole store as NDJSON in the import format (keys in clear), to FILE (mode 0600) or standard output',
+    )
+    .argument('[file]', 'NDJSON file to write, or - (the default) for standard output')
+    .addHelpText('after', examples('npm run cli -- export backup.ndjson', 'npm run cli -- export - | gzip > backup.gz'))
+    .action(async (file: string | undefined) => {
+      // The store is opened (and so migrated) first; the export reads a snapshot of its own.
+      const ok = await withStore((_store, config) =>
+        runExportCommand({ keys: loadKeyMaterial(config), read: (work) => readSnapshot(config.store, work), file }),
+      );
+      if (!ok) process.exitCode = EXIT.failed;
+    });
+
+  const keys = program
+    .command('keys')
+    .description("Show or rotate an account's API key")
+    .addHelpText('after', examples('npm run cli -- keys show jdoe', 'npm run cli -- keys rotate jdoe'));
+  keys
+    .command('show')
+    .description("Print the account's current API key")
+    .argument('<username>', "the account's username")
+    .addHelpText('after', examples('npm run cli -- keys show jdoe'))
+    .action(async (username: string) => {
+      const key = await withStore((store, config) => showKey(store, loadKeyMaterial(config), username));
+      if (key === undefined) fail(`no account named ${JSON.stringify(username)}`);
+      process.stdout.write(`${key}\n`);
+    });
+  keys
+    .command('rotate')
+    .description('Give the account a new API key; the old one stops working at once (or after keyRotationGraceSeconds)')
+    .argument('<username>', "the account's username")
+    .addHelpText('after', examples('npm run cli -- keys rotate jdoe'))
+    .action(async (username: string) => {
+      const rotated = await withStore((store, config) =>
+        rotateAccountKey(store, loadKeyMaterial(config), username, config.keyRotationGraceSeconds),
+      );
+      if (rotated === undefined) fail(`no account named ${JSON.stringify(username)}`);
+      process.stdout.write(`${rotated.key}\n`);
+      const old = rotated.oldKeyWorksUntil;
+      process.stderr.write(
+        `${old ? `The old key works until ${old.toISOString()}.` : 'The old key no longer works.'} ` +
+          'This new key is shown once: keep it safe.\n',
+      );
+    });
+
+  addAccountCommands(program)
+    .command('set-password')
+    .description(
+      "Set the account's workspace password: asked twice (hidden) on a terminal, else one line read from standard input",
+    )
+    .argument('<username>', "the account's username")
+    .addHelpText(
+      'after',
+      examples(
+        'npm run cli -- accounts set-password jdoe',
+        `printf '%s\\n' "$PASSWORD" | npm run cli -- accounts set-password jdoe`,
+      ),
+    )
+    .action(async (username: string) => {
+      const ok = await withStore((store) => setPasswordCommand(store, username));
+      if (!ok) process.exitCode = EXIT.failed;
+    });
+  addPurchaseCommands(program);
+  return program;
+}

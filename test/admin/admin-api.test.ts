@@ -1,0 +1,241 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
+import { accountLine, counts, itemLine, ndjsonText, purchaseLine } from '../importer/import-fixtures.js';
+
+const TOKEN = 'admin-token-0123456789abcdef';
+const AUTH = { authorization: `Bearer ${TOKEN}` };
+const KEY = 'jdoe-key-0123456789abcdef';
+const LINES = [
+  accountLine({ api_key: KEY }),
+  itemLine(),
+  purchaseLine({ code: 'ABC-123_x', downloaded: false }),
+  purchaseLine({ code: 'CODE-2', downloaded: false }),
+  purchaseLine({ code: 'CODE-3', downloaded: false }),
+];
+
+function expectAdminJson(
+  response: { statusCode: number; headers: Record<string, unknown>; body: string },
+  status: number,
+  body: unknown,
+) {
+  expect({ status: response.statusCode, body: JSON.parse(response.body) }).toEqual({ status, body });
+  expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+  expect(response.headers['cache-control']).toBe('no-store');
+}
+
+function expectAdminError(
+  response: { statusCode: number; headers: Record<string, unknown>; body: string },
+  status: number,
+  code: string,
+  message: string,
+) {
+  expectAdminJson(response, status, { code, message });
+  expect(response.headers['x-error-code']).toBe(code);
+}
+
+describe('admin API without ADMIN_TOKEN', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ lines: LINES });
+  });
+  afterAll(() => t.close());
+
+  it('answers 404 for the whole prefix, with or without a token', async () => {
+    for (const [method, url] of [
+      ['POST', '/admin/v1/purchases/ABC-123_x/refund'],
+      ['GET', '/admin/v1/export'],
+      ['GET', '/admin/v1/metrics'],
+      ['GET', '/admin/v1'],
+      ['DELETE', '/admin/v1/anything'],
+    ] as const) {
+      const response = await t.app.inject({ method, url, headers: AUTH });
+      expectAdminError(response, 404, 'not_found', 'Not found');
+    }
+    // Nothing was refunded.
+    expect((await t.store.purchase('abc-123_x'))?.status).toBe('active');
+  });
+});
+
+describe.each(TEST_STORES)('admin API on %s', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(kind, { lines: LINES, env: { ADMIN_TOKEN: TOKEN } });
+  });
+  afterAll(() => t.close());
+
+  const validate = (code: string, key = KEY) =>
+    t.app.inject({ method: 'POST', url: '/api/purchases/validation', payload: { api_key: key, purchase_code: code } });
+  const details = (key = KEY) =>
+    t.app.inject({ method: 'GET', url: '/api/account/details', headers: { 'x-api-key': key } });
+
+  it('refuses a missing, malformed or wrong token with 401, before doing anything', async () => {
+    for (const authorization of [
+      undefined,
+      '',
+      TOKEN,
+      `Bearer ${TOKEN}x`,
+      `Basic ${TOKEN}`,
+      'Bearer ',
+      `Bearer ${TOKEN.slice(1)}`,
+    ]) {
+      const headers = authorization === undefined ? {} : { authorization };
+      const response = await t.app.inject({ method: 'POST', url: '/admin/v1/purchases/CODE-3/refund', headers });
+      expectAdminError(
+        response,
+        401,
+        'unauthorized',
+        'A valid admin token is required (Authorization: Bearer <ADMIN_TOKEN>)',
+      );
+      expect(response.headers['www-authenticate']).toBe('Bearer');
+      expect(response.body).not.toContain(TOKEN);
+    }
+    const unknown = await t.app.inject({ method: 'GET', url: '/admin/v1/nothing-here' });
+    expectAdminError(
+      unknown,
+      401,
+      'unauthorized',
+      'A valid admin token is required (Authorization: Bearer <ADMIN_TOKEN>)',
+    );
+    expect((await t.store.purchase('code-3'))?.status).toBe('active');
+  });
+
+  it('refunds, cancels and marks downloaded; validation sees it on the next request', async () => {
+    expect((await validate('ABC-123_x')).statusCode).toBe(200);
+    const refund = await t.app.inject({ method: 'POST', url: '/admin/v1/purchases/abc-123_X/refund', headers: AUTH });
+    expectAdminJson(refund, 200, { purchase_code: 'ABC-123_x', status: 'refunded', downloaded: false });
+    expect(refund.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const after = await validate('ABC-123_x');
+    expect({ status: after.statusCode, body: after.json() }).toEqual({
+      status: 404,
+      body: { status: 'error', msg: 'Invalid purchase code' },
+    });
+
+    const cancel = await t.app.inject({ method: 'POST', url: '/admin/v1/purchases/CODE-2/cancel', headers: AUTH });
+    expectAdminJson(cancel, 200, { purchase_code: 'CODE-2', status: 'cancelled', downloaded: false });
+    expect((await validate('CODE-2')).statusCode).toBe(404);
+
+    const downloaded = await t.app.inject({
+      method: 'POST',
+      url: '/admin/v1/purchases/CODE-3/downloaded',
+      headers: AUTH,
+    });
+    expectAdminJson(downloaded, 200, { purchase_code: 'CODE-3', status: 'active', downloaded: true });
+    const valid = await validate('CODE-3');
+    expect(valid.json().data.purchase.downloaded).toBe(true);
+  });
+
+  it('answers 404 purchase_not_found for an unknown or impossible code', async () => {
+    for (const code of ['NOPE-1', 'bad%20code', 'x'.repeat(101)]) {
+      const response = await t.app.inject({ method: 'POST', url: `/admin/v1/purchases/${code}/refund`, headers: AUTH });
+      expectAdminError(response, 404, 'purchase_not_found', 'No purchase has this code');
+    }
+  });
+
+  it('suspends and reactivates an account at once', async () => {
+    const suspend = await t.app.inject({ method: 'POST', url: '/admin/v1/accounts/jdoe/suspend', headers: AUTH });
+    expectAdminJson(suspend, 200, { username: 'jdoe', status: 'suspended' });
+    expect((await details()).statusCode).toBe(401);
+    const reactivate = await t.app.inject({ method: 'POST', url: '/admin/v1/accounts/jdoe/reactivate', headers: AUTH });
+    expectAdminJson(reactivate, 200, { username: 'jdoe', status: 'active' });
+    expect((await details()).statusCode).toBe(200);
+    const unknown = await t.app.inject({ method: 'POST', url: '/admin/v1/accounts/nobody/suspend', headers: AUTH });
+    expectAdminError(unknown, 404, 'account_not_found', 'No account has this username');
+  });
+
+  it('rotates a key: the new one is returned once and works at once, the old one stops', async () => {
+    const rotate = await t.app.inject({ method: 'POST', url: '/admin/v1/accounts/jdoe/api-key', headers: AUTH });
+    expect(rotate.statusCode).toBe(200);
+    const { username, api_key: newKey } = rotate.json();
+    expect(username).toBe('jdoe');
+    expect(newKey).toMatch(/^[0-9a-f]{64}$/);
+    expect(rotate.headers['cache-control']).toBe('no-store');
+    expect((await details(KEY)).statusCode).toBe(401);
+    expect((await details(newKey)).statusCode).toBe(200);
+    expect(t.logs.join('')).not.toContain(newKey);
+    const unknown = await t.app.inject({ method: 'POST', url: '/admin/v1/accounts/nobody/api-key', headers: AUTH });
+    expectAdminError(unknown, 404, 'account_not_found', 'No account has this username');
+    // Put the fixture key back for the other tests.
+    await t.importLines([accountLine({ api_key: KEY })]);
+  });
+
+  it('imports NDJSON streamed in the request, with the counts per type', async () => {
+    const payload = ndjsonText([
+      accountLine({ username: 'newbie', email: 'n@example.com', api_key: 'newbie-key-0123456789abcdef' }),
+      itemLine({ id: 202, account: 'newbie' }),
+      purchaseLine({ code: 'NEW-1', item_id: 202 }),
+      purchaseLine({ code: 'NEW-2', item_id: 202 }),
+    ]);
+    const headers = { ...AUTH, 'content-type': 'application/x-ndjson' };
+    const response = await t.app.inject({ method: 'POST', url: '/admin/v1/import', headers, payload });
+    expectAdminJson(response, 200, { accounts: counts(1, 0, 0), items: counts(1, 0, 0), purchases: counts(2, 0, 0) });
+    const again = await t.app.inject({ method: 'POST', url: '/admin/v1/import', headers, payload });
+    expectAdminJson(again, 200, { accounts: counts(0, 0, 1), items: counts(0, 0, 1), purchases: counts(0, 0, 2) });
+    const valid = await validate('NEW-2', 'newbie-key-0123456789abcdef');
+    expect(valid.statusCode).toBe(200);
+  });
+
+  it('writes nothing of a file with bad lines, and lists them as line N: reason', async () => {
+    const payload = ndjsonText([
+      purchaseLine({ code: 'NEVER-1', item_id: 101 }),
+      '{"type":"purchase"',
+      purchaseLine({ code: 'NEVER-2', item_id: 999 }),
+    ]);
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/admin/v1/import',
+      headers: { ...AUTH, 'content-type': 'application/x-ndjson' },
+      payload,
+    });
+    expect(response.statusCode).toBe(422);
+    expect(response.headers['x-error-code']).toBe('import_rejected');
+    const body = response.json();
+    expect(body).toEqual({
+      code: 'import_rejected',
+      message: 'import failed: 2 bad lines; nothing was written',
+      errors: [
+        'line 2: not valid JSON',
+        'line 3: purchase: item_id 999 does not exist (not in this file before this line, nor in the store)',
+      ],
+      error_count: 2,
+    });
+    expect(await t.store.purchase('never-1')).toBeUndefined();
+  });
+
+  it('streams the export as NDJSON that imports back', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/admin/v1/export', headers: AUTH });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('application/x-ndjson; charset=utf-8');
+    const lines = response.body
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines.map((line) => `${line.type}:${line.username ?? line.id ?? line.code}`)).toEqual([
+      'account:jdoe',
+      'account:newbie',
+      'item:101',
+      'item:202',
+      'purchase:ABC-123_x',
+      'purchase:CODE-2',
+      'purchase:CODE-3',
+      'purchase:NEW-1',
+      'purchase:NEW-2',
+    ]);
+    expect(lines[0].api_key).toBe(KEY);
+  });
+
+  it('answers 404 for an unknown admin path and 405 with Allow for a wrong method', async () => {
+    expectAdminError(
+      await t.app.inject({ method: 'GET', url: '/admin/v1/nothing', headers: AUTH }),
+      404,
+      'not_found',
+      'Not found',
+    );
+    const wrong = await t.app.inject({ method: 'GET', url: '/admin/v1/import', headers: AUTH });
+    expectAdminError(wrong, 405, 'method_not_allowed', 'Method not allowed');
+    expect(wrong.headers.allow).toBe('POST');
+    const wrongRefund = await t.app.inject({ method: 'DELETE', url: '/admin/v1/purchases/X/refund', headers: AUTH });
+    expect(wrongRefund.headers.allow).toBe('POST');
+    const wrongExport = await t.app.inject({ method: 'POST', url: '/admin/v1/export', headers: AUTH });
+    expect(wrongExport.headers.allow).toBe('GET, HEAD');
+  });
+});

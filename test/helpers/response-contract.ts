@@ -62,6 +62,9 @@ function fitsKeys(value: object, schema: TSchema): boolean {
   return Object.keys(value).every((key) => key in properties) && required.every((key) => key in value);
 }
 
+/** Paths under a variant's base that other surfaces than the API answer. */
+const OTHER_SURFACES = [/^\/openapi\.json$/, /^\/docs(\/|$)/, /^\/(login|logout)$/, /^\/workspace(\/|$)/];
+
 function withoutTrailingSlash(path: string): string {
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
 }
@@ -102,13 +105,18 @@ export function createContractChecker(config: Config): ContractChecker {
     },
     check(request, response) {
       const options = typeof request === 'string' ? { url: request } : request;
-      const url = new URL(String(options.url ?? options.path ?? '/'), 'http://localhost');
+      // Resolved as the request's own URL is (dot segments), but always as a path: `//x` is no host.
+      const raw = String(options.url ?? options.path ?? '/');
+      const url = new URL(`http://localhost${raw.startsWith('/') ? '' : '/'}${raw}`);
       const headers = (options.headers ?? {}) as Record<string, string | undefined>;
       const host = headers.host ?? headers.Host ?? 'localhost:80';
       const { variant, rest } = resolver.forPath(url.pathname, host);
       const path = withoutTrailingSlash(rest);
-      // The docs pages and the document itself are not API answers; their own tests check them.
-      if (path === '/openapi.json' || path === '/docs' || path.startsWith('/docs/')) return;
+      // The other surfaces (docs, the workspace pages, the admin API, health) are not the contract's
+      // answers; their own tests check them.
+      if (OTHER_SURFACES.some((surface) => surface.test(path)) || /^\/(admin\/|healthz$|readyz$)/.test(url.pathname)) {
+        return;
+      }
       const method = String(options.method ?? 'GET').toUpperCase();
       const where = `${method} ${url.pathname} → ${response.statusCode}`;
       if (method === 'HEAD') {

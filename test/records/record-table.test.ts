@@ -99,6 +99,7 @@ describe('the record tables', () => {
       'status',
       'api_key',
       'registered_at',
+      'password_hash',
       'profile',
     ]);
     expect(ACCOUNTS.lineSchema.required).toEqual(['type', 'username', 'email', 'registered_at']);

@@ -138,8 +138,13 @@ describe.each(TEST_STORES)('workspace over HTTP (%s)', (kind) => {
     }
     const { response } = await logIn(t.app, '', 'limited', PASSWORD);
     expect(response.statusCode).toBe(429);
-    expect(Number(response.headers['retry-after'])).toBeGreaterThan(0);
-    expect(response.body).toContain('Too many failed attempts. Please wait 10 minutes and try again.');
+    const retryAfter = Number(response.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThan(0);
+    // Windows are aligned on the clock (src/limits): the wait is what is left of this one.
+    const minutes = Math.ceil(retryAfter / 60);
+    expect(response.body).toContain(
+      `Too many failed attempts. Please wait ${minutes} minute${minutes === 1 ? '' : 's'} and try again.`,
+    );
     // Another account from the same client is not blocked by it.
     expect((await logIn(t.app, '', 'ann', PASSWORD)).response.statusCode).toBe(303);
     // No password ever reaches the log.

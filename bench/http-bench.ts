@@ -4,6 +4,7 @@ import { createReadStream, mkdirSync, readFileSync, writeFileSync } from 'node:f
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { defaultConfigFile } from '../src/config.js';
@@ -45,6 +46,8 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '50' },
     warmup: { type: 'string', default: '5' },
     purchases: { type: 'string', default: String(FULL_DATASET.purchases) },
+    // A directory to write the server's V8 CPU profile to (node --cpu-prof), for bench/profile-summary.
+    'cpu-prof': { type: 'string' },
   },
 });
 
@@ -90,6 +93,10 @@ async function requireWrk() {
 // ---- what to ask: valid and invalid inputs, drawn from the generator's pure functions ----
 
 const REQUESTS_PER_CASE = 20_000;
+/** The most the warm-up pass over a case's requests may take. */
+const PASS_LIMIT_SECONDS = 300;
+/** How long PostgreSQL may take to count what an idle backend did (see benchCaseOn). */
+const STATS_SETTLE_MS = 11_000;
 const accountActive = (index: number) => accountLine(data, index).status === 'active';
 
 function sample<T>(count: number, draw: () => T | undefined): T[] {
@@ -113,6 +120,8 @@ interface Case {
   readonly expectedStatus: number;
   /** The requests wrk draws from at random. */
   lines(): string[];
+  /** How many lines() gave (set when the requests file is written). */
+  requestCount: number;
 }
 
 const invalidCode = () =>
@@ -126,6 +135,7 @@ const activeKeys = () =>
 const allCases: Case[] = [
   {
     id: 'valid',
+    requestCount: 0,
     name: 'validation, valid codes (JSON POST, 20,000 of the store)',
     target: 0.6,
     expectedStatus: 200,
@@ -143,6 +153,7 @@ const allCases: Case[] = [
   },
   {
     id: 'invalid',
+    requestCount: 0,
     name: 'validation, invalid codes',
     target: 0.6,
     expectedStatus: 404,
@@ -151,6 +162,7 @@ const allCases: Case[] = [
   },
   {
     id: 'account',
+    requestCount: 0,
     name: 'account details',
     target: 0.6,
     expectedStatus: 200,
@@ -158,6 +170,7 @@ const allCases: Case[] = [
   },
   {
     id: 'item',
+    requestCount: 0,
     name: 'one item',
     target: 0.6,
     expectedStatus: 200,
@@ -171,6 +184,7 @@ const allCases: Case[] = [
   },
   {
     id: 'list',
+    requestCount: 0,
     name: 'items of a 50-item seller',
     target: 0.6,
     expectedStatus: 200,
@@ -245,8 +259,8 @@ interface Target {
   readonly pid: number;
 }
 
-async function measure(target: Target, benchCase: Case, requestsFile: string, seconds: number): Promise<Measured> {
-  const cpuBefore = cpuMicros(target.pid);
+/** Runs wrk on `target` with the case's requests: at random for `seconds`, or with `once` each in order, then it exits. */
+async function runWrk(target: Target, benchCase: Case, requestsFile: string, seconds: number, once = false) {
   const { stdout } = await execFileAsync('wrk', [
     '-t1',
     `-c${CONNECTIONS}`,
@@ -258,7 +272,22 @@ async function measure(target: Target, benchCase: Case, requestsFile: string, se
     '--',
     requestsFile,
     benchCase.id,
+    ...(once ? ['once'] : []),
   ]);
+  return stdout;
+}
+
+/** One pass over the case's requests, each once; its rate in requests a second. */
+async function pass(target: Target, benchCase: Case, requestsFile: string): Promise<number> {
+  const started = performance.now();
+  await runWrk(target, benchCase, requestsFile, PASS_LIMIT_SECONDS, true);
+  return benchCase.requestCount / ((performance.now() - started) / 1000);
+}
+
+/** What wrk measures on `target` in `seconds`, requests drawn at random from the case's. */
+async function measure(target: Target, benchCase: Case, requestsFile: string, seconds: number): Promise<Measured> {
+  const cpuBefore = cpuMicros(target.pid);
+  const stdout = await runWrk(target, benchCase, requestsFile, seconds);
   const cpu = cpuMicros(target.pid) - cpuBefore;
   const json = stdout.match(/^WRK_RESULT (.*)$/m)?.[1];
   if (!json) throw new Error(`wrk gave no result:\n${stdout}`);
@@ -326,11 +355,25 @@ async function benchCaseOn(
   database: ScratchDatabase | undefined,
 ) {
   // A server in service has its caches filled and its code compiled: each case is measured once
-  // they hold its own data (the previous case filled them with another's).
+  // they hold its own data (the previous case filled them with another's). One pass over the
+  // case's requests in order first: a timed warm-up alone left a cold store's server with most of
+  // the working set unasked (on PostgreSQL, 300 req/s at three queries a request).
+  const passRate = await pass(targets.server, benchCase, requestsFile);
+  log(`  ${store} ${benchCase.id}: warm-up pass over its requests at ${Math.round(passRate)} req/s`);
   await measure(targets.server, benchCase, requestsFile, WARMUP);
   await measure(targets.baseline, benchCase, requestsFile, 1);
   await measure(targets.floor, benchCase, requestsFile, 1);
-  const transactionsBefore = await database?.transactions();
+  // PostgreSQL's statistics lag: a busy backend adds its counts at most every second, and what it
+  // did in its last second before going idle only 10 s later. So the counts are read with the
+  // server idle for 11 s, before the measured runs and after them.
+  let serverIdleSince = performance.now();
+  const settledTransactions = async () => {
+    if (!database) return undefined;
+    const wait = serverIdleSince + STATS_SETTLE_MS - performance.now();
+    if (wait > 0) await sleep(wait);
+    return database.transactions();
+  };
+  const transactionsBefore = await settledTransactions();
   const orders = [
     ['server', 'baseline', 'floor'],
     ['baseline', 'floor', 'server'],
@@ -342,16 +385,18 @@ async function benchCaseOn(
     const measured: Partial<Record<'server' | 'baseline' | 'floor', Measured>> = {};
     for (const name of orders[round % orders.length] ?? []) {
       measured[name] = await measure(targets[name], benchCase, requestsFile, SECONDS);
+      if (name === 'server') serverIdleSince = performance.now();
     }
     rounds.push(measured as Record<'server' | 'baseline' | 'floor', Measured>);
   }
   // Every statement the server runs on PostgreSQL is a transaction of its own (no BEGIN on the
   // read path), so transactions per request are queries per request, and each is one round trip.
   const served = rounds.reduce((sum, round) => sum + round.server.requests, 0);
+  const transactionsAfter = await settledTransactions();
   const queriesPerRequest =
-    database && transactionsBefore !== undefined
-      ? ((await database.transactions()) - transactionsBefore) / served
-      : undefined;
+    transactionsBefore === undefined || transactionsAfter === undefined
+      ? undefined
+      : (transactionsAfter - transactionsBefore) / served;
   const of = (name: 'server' | 'baseline' | 'floor', value: (m: Measured) => number) =>
     median(rounds.map((round) => value(round[name])));
   return {
@@ -364,6 +409,9 @@ async function benchCaseOn(
     ratio: median(rounds.map((r) => r.server.requestsPerSecond / r.baseline.requestsPerSecond)),
     roundRatios: rounds.map((r) => r.server.requestsPerSecond / r.baseline.requestsPerSecond),
     floorRatio: median(rounds.map((r) => r.floor.requestsPerSecond / r.baseline.requestsPerSecond)),
+    // The baseline's CPU per request over the server's, per round: what the throughput ratio would
+    // be with a core to each, less swayed by the neighbours' load than requests a second.
+    cpuRatio: median(rounds.map((r) => r.baseline.cpuMicrosPerRequest / r.server.cpuMicrosPerRequest)),
     serverCpuUs: of('server', (m) => m.cpuMicrosPerRequest),
     floorCpuUs: of('floor', (m) => m.cpuMicrosPerRequest),
     baselineCpuUs: of('baseline', (m) => m.cpuMicrosPerRequest),
@@ -410,6 +458,9 @@ async function benchStore(store: StoreKind, requestFiles: Map<CaseId, string>, r
         SECRET_KEY: BENCH_SECRET,
         PORT: '0',
         LOG_LEVEL: 'info',
+        ...(args['cpu-prof'] && {
+          NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${args['cpu-prof']}`,
+        }),
       },
       /Server listening at http:\/\/127\.0\.0\.1:(\d+)/,
     );
@@ -464,6 +515,7 @@ async function benchStore(store: StoreKind, requestFiles: Map<CaseId, string>, r
   } finally {
     for (const child of children.reverse()) await stop(child);
     await database?.drop();
+    if (args['cpu-prof']) log(`${store}: the server's CPU profile is in ${args['cpu-prof']}`);
   }
 }
 
@@ -476,7 +528,9 @@ async function main() {
   const requestFiles = new Map<CaseId, string>();
   for (const benchCase of cases) {
     const file = join(resultsDir, `.wrk-${benchCase.id}.tsv`);
-    writeFileSync(file, `${benchCase.lines().join('\n')}\n`);
+    const lines = benchCase.lines();
+    benchCase.requestCount = lines.length;
+    writeFileSync(file, `${lines.join('\n')}\n`);
     requestFiles.set(benchCase.id, file);
   }
 
@@ -486,15 +540,15 @@ async function main() {
   log('');
   log(
     '| store | case | server req/s | baseline req/s | ratio | target | Fastify floor ratio | p50 ms | p99 ms | baseline p99 ms | p99 x (target 2) | ' +
-      'CPU µs/req server / floor / baseline | queries/req | bad status, socket errors |',
+      'CPU µs/req server / floor / baseline | CPU ratio | queries/req | bad status, socket errors |',
   );
-  log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const row of results.flatMap((result) => result.rows)) {
     log(
       `| ${row.store} | ${row.case} | ${row.serverRps} | ${row.baselineRps} | ${fixed(row.ratio, 2)} | ${row.target} | ` +
         `${fixed(row.floorRatio, 2)} | ${fixed(row.serverP50Ms, 2)} | ${fixed(row.serverP99Ms, 2)} | ` +
         `${fixed(row.baselineP99Ms, 2)} | ${fixed(row.p99Ratio, 2)} | ` +
-        `${fixed(row.serverCpuUs, 0)} / ${fixed(row.floorCpuUs, 0)} / ${fixed(row.baselineCpuUs, 0)} | ` +
+        `${fixed(row.serverCpuUs, 0)} / ${fixed(row.floorCpuUs, 0)} / ${fixed(row.baselineCpuUs, 0)} | ${fixed(row.cpuRatio, 2)} | ` +
         `${row.queriesPerRequest === undefined ? '-' : fixed(row.queriesPerRequest, 2)} | ${row.unexpected}, ${row.socketErrors} |`,
     );
   }

@@ -3,8 +3,11 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { importNdjson } from '../src/importer/import-ndjson.js';
 import { deriveKeyMaterial } from '../src/keys/server-secret.js';
+import { openPostgresStore } from '../src/store/postgres.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
+import type { Store } from '../src/store/store.js';
 import { type Dataset, datasetLines } from './generate-data.js';
+import { createScratchDatabase, type ScratchDatabase } from './scratch-database.js';
 
 /** The server secret of the benchmark store (a fixed one, so the cached store stays usable). */
 export const BENCH_SECRET = 'bench-secret-not-for-production-0123456789abcdef';
@@ -89,14 +92,40 @@ export async function prepareBenchStore(cacheDir: string, data: Dataset, log: (l
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
   log(`store: generating and importing ${data.purchases.toLocaleString('en')} purchases (once; reused after)`);
   const started = performance.now();
-  const store = await openSqliteStore(path);
+  await importBenchData(await openSqliteStore(path), data);
+  writeFileSync(marker, BENCH_SECRET);
+  log(`store: ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return path;
+}
+
+/** Imports the benchmark data into `store`, then closes it. */
+async function importBenchData(store: Store, data: Dataset): Promise<void> {
   try {
     const result = await importNdjson(store, deriveKeyMaterial(BENCH_SECRET), Readable.from(allLines(data)));
     if (!result.ok) throw new Error(`bench data rejected: ${JSON.stringify(result.errors.slice(0, 3))}`);
   } finally {
     await store.close();
   }
-  writeFileSync(marker, BENCH_SECRET);
-  log(`store: ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  return path;
+}
+
+/**
+ * The benchmark store for `data` on the PostgreSQL server `serverUrl` names: a database of its
+ * own, made and imported for this run (about a minute for the full data set); the caller drops it.
+ */
+export async function preparePostgresBenchStore(
+  serverUrl: string,
+  data: Dataset,
+  log: (line: string) => void,
+): Promise<ScratchDatabase> {
+  const database = await createScratchDatabase(serverUrl, 'marketplace_http_bench');
+  try {
+    log(`store: importing ${data.purchases.toLocaleString('en')} purchases into PostgreSQL database ${database.name}`);
+    const started = performance.now();
+    await importBenchData(await openPostgresStore(database.url, { poolSize: 2 }), data);
+    log(`store: ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    return database;
+  } catch (error) {
+    await database.drop();
+    throw error;
+  }
 }

@@ -1,11 +1,13 @@
+import { type ChildProcess, execFile } from 'node:child_process';
+import { once } from 'node:events';
 import { createReadStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs, promisify } from 'node:util';
 import { defaultConfigFile } from '../src/config.js';
-import { BENCH_SECRET, BIG_SELLER, FIFTY_SELLER, prepareBenchStore } from './bench-store.js';
+import { BENCH_SECRET, BIG_SELLER, FIFTY_SELLER, prepareBenchStore, preparePostgresBenchStore } from './bench-store.js';
 import {
   accountApiKey,
   accountLine,
@@ -18,37 +20,82 @@ import {
   purchaseItemIndex,
   purchaseLine,
 } from './generate-data.js';
-import { memoryOf, ROOT, startProcess, startScript } from './server-process.js';
+import { DEFAULT_BENCH_POSTGRES_URL, type ScratchDatabase } from './scratch-database.js';
+import { memoryOf, startScript as npmStartScript, ROOT, startProcess } from './server-process.js';
 
 /**
  * `npm run bench`: the real server (the `npm start` build) against a bare node:http baseline that
- * writes precomputed copies of the same responses, measured alternately in one run on this
- * machine, per endpoint. Loopback only; every run is bounded in time and stops by itself.
+ * reads each request and writes precomputed copies of the same responses, and against a Fastify
+ * floor that parses the JSON and writes the same bytes; load from `wrk` (one thread), one case at
+ * a time, the three servers alternated in every round; on SQLite, PostgreSQL or both. Loopback
+ * only; every run is bounded in time and stops by itself. See bench/README.md.
  */
+
+const WRK_SCRIPT = join(ROOT, 'bench/wrk-requests.lua');
+const ALL_CASES = ['valid', 'invalid', 'account', 'item', 'list'] as const;
+type CaseId = (typeof ALL_CASES)[number];
+type StoreKind = 'sqlite' | 'postgres';
 
 const { values: args } = parseArgs({
   options: {
-    duration: { type: 'string', default: '5' },
-    rounds: { type: 'string', default: '5' },
+    seconds: { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '3' },
+    cases: { type: 'string', default: ALL_CASES.join(',') },
+    store: { type: 'string', default: 'sqlite,postgres' },
     connections: { type: 'string', default: '50' },
-    purchases: { type: 'string', default: String(FULL_DATASET.purchases) },
-    // Only the cases whose name contains this text (for quick runs while working on one endpoint).
-    only: { type: 'string', default: '' },
     warmup: { type: 'string', default: '5' },
+    purchases: { type: 'string', default: String(FULL_DATASET.purchases) },
+    // A directory to write the server's V8 CPU profile to (node --cpu-prof), for bench/profile-summary.
+    'cpu-prof': { type: 'string' },
   },
 });
-const DURATION = Number(args.duration);
-const ROUNDS = Number(args.rounds);
-const CONNECTIONS = Number(args.connections);
-const WARMUP = Number(args.warmup);
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(2);
+}
+const positive = (name: string, text: string | undefined) => {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) fail(`--${name} must be a whole number of at least 1`);
+  return value;
+};
+const SECONDS = positive('seconds', args.seconds);
+const ROUNDS = positive('rounds', args.rounds);
+const CONNECTIONS = positive('connections', args.connections);
+const WARMUP = positive('warmup', args.warmup);
+const caseIds = (args.cases ?? '').split(',').filter(Boolean);
+for (const id of caseIds) {
+  if (!(ALL_CASES as readonly string[]).includes(id)) fail(`--cases: ${id}? (any of ${ALL_CASES.join(',')})`);
+}
+const stores = (args.store ?? '').split(',').filter(Boolean);
+for (const kind of stores) if (kind !== 'sqlite' && kind !== 'postgres') fail(`--store: sqlite, postgres or both`);
 const data =
   args.purchases === String(FULL_DATASET.purchases) ? FULL_DATASET : dataset({ purchases: Number(args.purchases) });
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const random = (n: number) => Math.floor(Math.random() * n);
+const execFileAsync = promisify(execFile);
+
+async function requireWrk() {
+  try {
+    await execFileAsync('wrk', ['--version']);
+  } catch (error) {
+    // wrk prints its usage and exits 1 for --version: only a missing program is a problem.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      fail(
+        'npm run bench needs wrk (https://github.com/wg/wrk): apt-get install wrk (Debian, Ubuntu), brew install wrk',
+      );
+    }
+  }
+}
 
 // ---- what to ask: valid and invalid inputs, drawn from the generator's pure functions ----
 
+const REQUESTS_PER_CASE = 20_000;
+/** The most the warm-up pass over a case's requests may take. */
+const PASS_LIMIT_SECONDS = 300;
+/** How long PostgreSQL may take to count what an idle backend did (see benchCaseOn). */
+const STATS_SETTLE_MS = 11_000;
 const accountActive = (index: number) => accountLine(data, index).status === 'active';
 
 function sample<T>(count: number, draw: () => T | undefined): T[] {
@@ -60,107 +107,99 @@ function sample<T>(count: number, draw: () => T | undefined): T[] {
   return found;
 }
 
-const validPurchaseAt = (index: number) => {
-  const owner = itemAccountIndex(data, purchaseItemIndex(data, index));
-  if (purchaseLine(data, index).status !== 'active' || !accountActive(owner)) return undefined;
-  return { key: accountApiKey(data, owner), code: purchaseCode(data, index) };
-};
-// The codes sellers' software validates: each again and again (every install, every licence
-// check), so a working set of 10,000 purchases (and the items they are for) asked in random order.
-const validPurchases = sample(10_000, () => validPurchaseAt(random(data.purchases)));
-// And the worst case: any purchase of the whole store, so hardly one was asked before.
-const anyValidPurchase = () => {
-  for (;;) {
-    const found = validPurchaseAt(random(data.purchases));
-    if (found) return found;
-  }
-};
-const activeAccounts = sample(5_000, () => {
-  const index = random(data.accounts);
-  return accountActive(index) ? accountApiKey(data, index) : undefined;
-});
-const approvedItems = sample(10_000, () => {
-  const index = random(data.items);
-  const owner = itemAccountIndex(data, index);
-  if (itemLine(data, index).status !== 'approved' || !accountActive(owner)) return undefined;
-  return { key: accountApiKey(data, owner), id: itemIdAt(index) };
-});
-const invalidCode = () =>
-  `${random(0xffffffff).toString(16).padStart(8, '0')}-dead-4bad-8bad-${random(0xffffff).toString(16).padStart(12, '0')}`;
+/** One request a line, as bench/wrk-requests.lua reads them: method, path, API key, JSON body. */
+const line = (method: 'GET' | 'POST', path: string, key: string, body?: unknown) =>
+  `${method}\t${path}\t${key}\t${body === undefined ? '' : JSON.stringify(body)}`;
 
 interface Case {
+  readonly id: CaseId;
   readonly name: string;
-  /** The least ratio to the baseline asked for; none for a case shown for information. */
-  readonly target?: number;
+  /** The least ratio to the baseline asked for. */
+  readonly target: number;
   readonly expectedStatus: number;
-  request(): { method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body?: string };
+  /** The requests wrk draws from at random. */
+  lines(): string[];
+  /** How many lines() gave (set when the requests file is written). */
+  requestCount: number;
 }
 
-const pick = <T>(list: readonly T[]) => list[random(list.length)] as T;
+const invalidCode = () =>
+  `${random(0xffffffff).toString(16).padStart(8, '0')}-dead-4bad-8bad-${random(0xffffff).toString(16).padStart(12, '0')}`;
+const activeKeys = () =>
+  sample(REQUESTS_PER_CASE, () => {
+    const index = random(data.accounts);
+    return accountActive(index) ? accountApiKey(data, index) : undefined;
+  });
+
 const allCases: Case[] = [
   {
-    name: 'validation, valid codes (JSON POST, a working set of 10,000)',
+    id: 'valid',
+    requestCount: 0,
+    name: 'validation, valid codes (JSON POST, 20,000 of the store)',
     target: 0.6,
     expectedStatus: 200,
-    request: () => {
-      const { key, code } = pick(validPurchases);
-      return {
-        method: 'POST',
-        path: '/api/purchases/validation',
-        headers: { 'x-api-key': key, 'content-type': 'application/json' },
-        body: JSON.stringify({ purchase_code: code }),
-      };
-    },
+    // Sellers' software validates the same codes again and again (every install, every licence
+    // check): a working set of purchases drawn once from the whole store, asked in random order.
+    lines: () =>
+      sample(REQUESTS_PER_CASE, () => {
+        const index = random(data.purchases);
+        const owner = itemAccountIndex(data, purchaseItemIndex(data, index));
+        if (purchaseLine(data, index).status !== 'active' || !accountActive(owner)) return undefined;
+        return line('POST', '/api/purchases/validation', accountApiKey(data, owner), {
+          purchase_code: purchaseCode(data, index),
+        });
+      }),
   },
   {
-    name: 'validation, valid codes of the whole store (first asked)',
-    expectedStatus: 200,
-    request: () => {
-      const { key, code } = anyValidPurchase();
-      return {
-        method: 'POST',
-        path: '/api/purchases/validation',
-        headers: { 'x-api-key': key, 'content-type': 'application/json' },
-        body: JSON.stringify({ purchase_code: code }),
-      };
-    },
-  },
-  {
+    id: 'invalid',
+    requestCount: 0,
     name: 'validation, invalid codes',
     target: 0.6,
     expectedStatus: 404,
-    request: () => ({
-      method: 'POST',
-      path: '/api/purchases/validation',
-      headers: { 'x-api-key': pick(activeAccounts), 'content-type': 'application/json' },
-      body: JSON.stringify({ purchase_code: invalidCode() }),
-    }),
+    lines: () =>
+      activeKeys().map((key) => line('POST', '/api/purchases/validation', key, { purchase_code: invalidCode() })),
   },
   {
+    id: 'account',
+    requestCount: 0,
     name: 'account details',
     target: 0.6,
     expectedStatus: 200,
-    request: () => ({ method: 'GET', path: '/api/account/details', headers: { 'x-api-key': pick(activeAccounts) } }),
+    lines: () => activeKeys().map((key) => line('GET', '/api/account/details', key)),
   },
   {
+    id: 'item',
+    requestCount: 0,
     name: 'one item',
     target: 0.6,
     expectedStatus: 200,
-    request: () => {
-      const { key, id } = pick(approvedItems);
-      return { method: 'GET', path: `/api/items/item?item_id=${id}`, headers: { 'x-api-key': key } };
-    },
+    lines: () =>
+      sample(REQUESTS_PER_CASE, () => {
+        const index = random(data.items);
+        const owner = itemAccountIndex(data, index);
+        if (itemLine(data, index).status !== 'approved' || !accountActive(owner)) return undefined;
+        return line('GET', `/api/items/item?item_id=${itemIdAt(index)}`, accountApiKey(data, owner));
+      }),
   },
   {
+    id: 'list',
+    requestCount: 0,
     name: 'items of a 50-item seller',
-    target: 0.4,
+    target: 0.6,
     expectedStatus: 200,
-    request: () => ({ method: 'GET', path: '/api/items/all', headers: { 'x-api-key': FIFTY_SELLER.apiKey } }),
+    lines: () => [line('GET', '/api/items/all', FIFTY_SELLER.apiKey)],
   },
 ];
-const cases = allCases.filter((benchCase) => benchCase.name.includes(args.only ?? ''));
+const cases = allCases.filter((benchCase) => caseIds.includes(benchCase.id));
 
 // ---- processes ----
+
+async function stop(child: ChildProcess) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  await exited;
+}
 
 /** CPU time (user + system) a process has used so far, in microseconds. */
 function cpuMicros(pid: number): number {
@@ -170,44 +209,70 @@ function cpuMicros(pid: number): number {
 }
 
 interface Measured {
+  requests: number;
   requestsPerSecond: number;
   /** The answering process's CPU time per request, in µs: what it costs, whatever limits the load. */
   cpuMicrosPerRequest: number;
-  p50: number;
-  p99: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Answers whose status was not the case's. */
   unexpected: number;
-  errors: number;
+  socketErrors: number;
 }
 
-async function measure(target: { port: number; pid: number }, benchCase: Case, seconds: number): Promise<Measured> {
-  const { port, pid } = target;
-  const first = benchCase.request();
-  const cpuBefore = cpuMicros(pid);
-  const result = await autocannon({
-    url: `http://127.0.0.1:${port}`,
-    connections: CONNECTIONS,
-    duration: seconds,
-    requests: [
-      {
-        method: first.method,
-        path: first.path,
-        setupRequest: (request) => {
-          const next = benchCase.request();
-          return { ...request, ...next, headers: { ...next.headers, 'x-bench-case': benchCase.name } };
-        },
-      },
-    ],
-  });
-  const expected =
-    (result.statusCodeStats as Record<string, { count: number }> | undefined)?.[String(benchCase.expectedStatus)]
-      ?.count ?? 0;
+interface Target {
+  readonly port: number;
+  readonly pid: number;
+}
+
+/** Runs wrk on `target` with the case's requests: at random for `seconds`, or with `once` each in order, then it exits. */
+async function runWrk(target: Target, benchCase: Case, requestsFile: string, seconds: number, once = false) {
+  const { stdout } = await execFileAsync('wrk', [
+    '-t1',
+    `-c${CONNECTIONS}`,
+    `-d${seconds}s`,
+    '--latency',
+    '-s',
+    WRK_SCRIPT,
+    `http://127.0.0.1:${target.port}`,
+    '--',
+    requestsFile,
+    benchCase.id,
+    ...(once ? ['once'] : []),
+  ]);
+  return stdout;
+}
+
+/** One pass over the case's requests, each once; its rate in requests a second. */
+async function pass(target: Target, benchCase: Case, requestsFile: string): Promise<number> {
+  const started = performance.now();
+  await runWrk(target, benchCase, requestsFile, PASS_LIMIT_SECONDS, true);
+  return benchCase.requestCount / ((performance.now() - started) / 1000);
+}
+
+/** What wrk measures on `target` in `seconds`, requests drawn at random from the case's. */
+async function measure(target: Target, benchCase: Case, requestsFile: string, seconds: number): Promise<Measured> {
+  const cpuBefore = cpuMicros(target.pid);
+  const stdout = await runWrk(target, benchCase, requestsFile, seconds);
+  const cpu = cpuMicros(target.pid) - cpuBefore;
+  const json = stdout.match(/^WRK_RESULT (.*)$/m)?.[1];
+  if (!json) throw new Error(`wrk gave no result:\n${stdout}`);
+  const result = JSON.parse(json) as {
+    requests: number;
+    durationUs: number;
+    p50Us: number;
+    p99Us: number;
+    non2xx: number;
+    socketErrors: number;
+  };
   return {
-    requestsPerSecond: result.requests.average,
-    cpuMicrosPerRequest: (cpuMicros(pid) - cpuBefore) / Math.max(result.requests.total, 1),
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    unexpected: result.requests.total - expected,
-    errors: result.errors + result.timeouts,
+    requests: result.requests,
+    requestsPerSecond: result.requests / (result.durationUs / 1e6),
+    cpuMicrosPerRequest: cpu / Math.max(result.requests, 1),
+    p50Ms: result.p50Us / 1000,
+    p99Ms: result.p99Us / 1000,
+    unexpected: benchCase.expectedStatus < 300 ? result.non2xx : result.requests - result.non2xx,
+    socketErrors: result.socketErrors,
   };
 }
 
@@ -219,16 +284,15 @@ const median = (values: number[]) => {
     : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 };
 
-async function capture(port: number, benchCase: Case) {
-  const request = benchCase.request();
-  const response = await fetch(`http://127.0.0.1:${port}${request.path}`, {
-    method: request.method,
-    headers: request.headers,
-    body: request.body,
-  });
-  const headers: Record<string, string> = {};
-  for (const name of ['content-type', 'cache-control']) headers[name] = response.headers.get(name) ?? '';
-  return { status: response.status, headers, body: await response.text() };
+/** The real server's answer to the first request of the case, for the comparison servers to repeat. */
+async function capture(port: number, requestLine: string) {
+  const [method, path, key, body] = requestLine.split('\t') as [string, string, string, string];
+  const headers: Record<string, string> = { 'x-api-key': key };
+  if (body) headers['content-type'] = 'application/json';
+  const response = await fetch(`http://127.0.0.1:${port}${path}`, { method, headers, body: body || undefined });
+  const kept: Record<string, string> = {};
+  for (const name of ['content-type', 'cache-control']) kept[name] = response.headers.get(name) ?? '';
+  return { status: response.status, headers: kept, body: await response.text() };
 }
 
 async function timeBigSeller(port: number) {
@@ -246,156 +310,268 @@ async function timeBigSeller(port: number) {
   return { medianMs: median(times), maxMs: Math.max(...times), bytes };
 }
 
-async function main() {
-  const storePath = await prepareBenchStore(join(ROOT, 'bench/.cache'), data, log);
-  const resultsDir = join(ROOT, 'bench/results');
-  mkdirSync(resultsDir, { recursive: true });
-  // The shipped configuration, but without the failure budgets (the invalid-codes case is one
-  // client failing on purpose as fast as it can), and a request budget per key no run reaches:
-  // still counted, so its cost is measured.
-  const configPath = join(resultsDir, '.bench-config.json');
-  const off = { max: 0, windowSeconds: 60 };
-  const limits = {
-    clientFailures: off,
-    keyClientFailures: off,
-    keyRequests: { max: 1_000_000_000, windowSeconds: 60 },
+type Row = Awaited<ReturnType<typeof benchCaseOn>>;
+
+/** One case on one store: warm-up, then ROUNDS rounds of the three servers in rotating order. */
+async function benchCaseOn(
+  store: StoreKind,
+  benchCase: Case,
+  requestsFile: string,
+  targets: { server: Target; baseline: Target; floor: Target },
+  database: ScratchDatabase | undefined,
+) {
+  // A server in service has its caches filled and its code compiled: each case is measured once
+  // they hold its own data (the previous case filled them with another's). One pass over the
+  // case's requests in order first: a timed warm-up alone left a cold store's server with most of
+  // the working set unasked (on PostgreSQL, 300 req/s at three queries a request).
+  const passRate = await pass(targets.server, benchCase, requestsFile);
+  log(`  ${store} ${benchCase.id}: warm-up pass over its requests at ${Math.round(passRate)} req/s`);
+  await measure(targets.server, benchCase, requestsFile, WARMUP);
+  await measure(targets.baseline, benchCase, requestsFile, 1);
+  await measure(targets.floor, benchCase, requestsFile, 1);
+  // PostgreSQL's statistics lag: a busy backend adds its counts at most every second, and what it
+  // did in its last second before going idle only 10 s later. So the counts are read with the
+  // server idle for 11 s, before the measured runs and after them.
+  let serverIdleSince = performance.now();
+  const settledTransactions = async () => {
+    if (!database) return undefined;
+    const wait = serverIdleSince + STATS_SETTLE_MS - performance.now();
+    if (wait > 0) await sleep(wait);
+    return database.transactions();
   };
-  writeFileSync(configPath, JSON.stringify({ ...defaultConfigFile, limits }));
-  const server = await startProcess(
-    ['sh', '-c', startScript()],
-    {
-      ...process.env,
-      MARKETPLACE_CONFIG: configPath,
-      DATABASE_URL: `sqlite:${storePath}`,
-      SECRET_KEY: BENCH_SECRET,
-      PORT: '0',
-      LOG_LEVEL: 'info',
-    },
-    /Server listening at http:\/\/127\.0\.0\.1:(\d+)/,
-  );
-  const canned: Record<string, unknown> = {};
-  for (const benchCase of cases) canned[benchCase.name] = await capture(server.port, benchCase);
-  const cannedPath = join(resultsDir, '.baseline-responses.json');
-  writeFileSync(cannedPath, JSON.stringify(canned));
-  const baseline = await startProcess(
-    [process.execPath, 'dist/bench/baseline-server.js', cannedPath],
-    process.env,
-    /baseline listening on (\d+)/,
-  );
-  const floor = await startProcess(
-    [process.execPath, 'dist/bench/fastify-floor-server.js', cannedPath],
-    process.env,
-    /fastify floor listening on (\d+)/,
-  );
+  const transactionsBefore = await settledTransactions();
+  const orders = [
+    ['server', 'baseline', 'floor'],
+    ['baseline', 'floor', 'server'],
+    ['floor', 'server', 'baseline'],
+  ] as const;
+  const rounds: Record<'server' | 'baseline' | 'floor', Measured>[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    // Rotate which goes first, so drift in the machine's speed falls on all three.
+    const measured: Partial<Record<'server' | 'baseline' | 'floor', Measured>> = {};
+    for (const name of orders[round % orders.length] ?? []) {
+      measured[name] = await measure(targets[name], benchCase, requestsFile, SECONDS);
+      if (name === 'server') serverIdleSince = performance.now();
+    }
+    rounds.push(measured as Record<'server' | 'baseline' | 'floor', Measured>);
+  }
+  // Every statement the server runs on PostgreSQL is a transaction of its own (no BEGIN on the
+  // read path), so transactions per request are queries per request, and each is one round trip.
+  const served = rounds.reduce((sum, round) => sum + round.server.requests, 0);
+  const transactionsAfter = await settledTransactions();
+  const queriesPerRequest =
+    transactionsBefore === undefined || transactionsAfter === undefined
+      ? undefined
+      : (transactionsAfter - transactionsBefore) / served;
+  const of = (name: 'server' | 'baseline' | 'floor', value: (m: Measured) => number) =>
+    median(rounds.map((round) => value(round[name])));
+  return {
+    store,
+    case: benchCase.name,
+    target: benchCase.target,
+    serverRps: Math.round(of('server', (m) => m.requestsPerSecond)),
+    baselineRps: Math.round(of('baseline', (m) => m.requestsPerSecond)),
+    floorRps: Math.round(of('floor', (m) => m.requestsPerSecond)),
+    ratio: median(rounds.map((r) => r.server.requestsPerSecond / r.baseline.requestsPerSecond)),
+    roundRatios: rounds.map((r) => r.server.requestsPerSecond / r.baseline.requestsPerSecond),
+    floorRatio: median(rounds.map((r) => r.floor.requestsPerSecond / r.baseline.requestsPerSecond)),
+    // The baseline's CPU per request over the server's, per round: what the throughput ratio would
+    // be with a core to each, less swayed by the neighbours' load than requests a second.
+    cpuRatio: median(rounds.map((r) => r.baseline.cpuMicrosPerRequest / r.server.cpuMicrosPerRequest)),
+    serverCpuUs: of('server', (m) => m.cpuMicrosPerRequest),
+    floorCpuUs: of('floor', (m) => m.cpuMicrosPerRequest),
+    baselineCpuUs: of('baseline', (m) => m.cpuMicrosPerRequest),
+    serverP50Ms: of('server', (m) => m.p50Ms),
+    serverP99Ms: of('server', (m) => m.p99Ms),
+    baselineP99Ms: of('baseline', (m) => m.p99Ms),
+    p99Ratio: median(rounds.map((r) => r.server.p99Ms / r.baseline.p99Ms)),
+    queriesPerRequest,
+    unexpected: rounds.reduce((sum, r) => sum + r.server.unexpected + r.baseline.unexpected + r.floor.unexpected, 0),
+    socketErrors: rounds.reduce(
+      (sum, r) => sum + r.server.socketErrors + r.baseline.socketErrors + r.floor.socketErrors,
+      0,
+    ),
+    rounds,
+  };
+}
 
+async function benchStore(store: StoreKind, requestFiles: Map<CaseId, string>, resultsDir: string) {
+  let database: ScratchDatabase | undefined;
+  let databaseUrl: string;
+  let storePath: string | undefined;
+  if (store === 'postgres') {
+    database = await preparePostgresBenchStore(process.env.BENCH_POSTGRES_URL || DEFAULT_BENCH_POSTGRES_URL, data, log);
+    databaseUrl = database.url;
+  } else {
+    storePath = await prepareBenchStore(join(ROOT, 'bench/.cache'), data, log);
+    databaseUrl = `sqlite:${storePath}`;
+  }
+  const children: ChildProcess[] = [];
   try {
-    log(
-      `server pid ${server.child.pid}, baseline pid ${baseline.child.pid}; ${CONNECTIONS} connections, ${DURATION} s a run, ${ROUNDS} rounds`,
+    // The shipped configuration, but without the failure budgets (the invalid-codes case is one
+    // client failing on purpose as fast as it can), and a request budget per key no run reaches:
+    // still counted, so its cost is measured.
+    const configPath = join(resultsDir, '.bench-config.json');
+    const off = { max: 0, windowSeconds: 60 };
+    writeFileSync(
+      configPath,
+      JSON.stringify({
+        ...defaultConfigFile,
+        limits: { clientFailures: off, keyClientFailures: off, keyRequests: { max: 1_000_000_000, windowSeconds: 60 } },
+      }),
     );
-    // A server in service has its store file in the OS page cache, its caches filled and its code
-    // compiled; measuring the first seconds after start would measure the disk and the JIT.
-    log(`warming up: reading the store file, then ${WARMUP} s of each case before measuring it...`);
-    await pipeline(createReadStream(storePath), new Writable({ write: (_chunk, _encoding, done) => done() }));
-
-    const rows = [];
+    const shipped = npmStartScript();
+    // Node 20 refuses --cpu-prof in NODE_OPTIONS: it goes on the command line.
+    const startScript = args['cpu-prof']
+      ? shipped.replace('exec node ', `exec node --cpu-prof --cpu-prof-dir=${args['cpu-prof']} `)
+      : shipped;
+    const server = await startProcess(
+      ['sh', '-c', startScript],
+      {
+        ...process.env,
+        MARKETPLACE_CONFIG: configPath,
+        DATABASE_URL: databaseUrl,
+        SECRET_KEY: BENCH_SECRET,
+        PORT: '0',
+        LOG_LEVEL: 'info',
+      },
+      /Server listening at http:\/\/127\.0\.0\.1:(\d+)/,
+    );
+    children.push(server.child);
+    const canned: Record<string, unknown> = {};
     for (const benchCase of cases) {
-      // The caches hold what the previous case asked for: each case is measured once they hold its own.
-      await measure({ port: server.port, pid: server.child.pid as number }, benchCase, WARMUP);
-      const pairs: { server: Measured; baseline: Measured; floor: Measured }[] = [];
-      const targets = {
-        server: { port: server.port, pid: server.child.pid as number },
-        baseline: { port: baseline.port, pid: baseline.child.pid as number },
-        floor: { port: floor.port, pid: floor.child.pid as number },
-      };
-      const orders = [
-        ['server', 'baseline', 'floor'],
-        ['baseline', 'floor', 'server'],
-        ['floor', 'server', 'baseline'],
-      ] as const;
-      for (let round = 0; round < ROUNDS; round++) {
-        // Rotate which goes first, so drift in the machine's speed falls on all three.
-        const measured: Partial<Record<keyof typeof targets, Measured>> = {};
-        for (const name of orders[round % orders.length] as readonly (keyof typeof targets)[]) {
-          measured[name] = await measure(targets[name], benchCase, DURATION);
-        }
-        pairs.push(measured as { server: Measured; baseline: Measured; floor: Measured });
-      }
-      const row = {
-        case: benchCase.name,
-        serverRps: Math.round(median(pairs.map((p) => p.server.requestsPerSecond))),
-        baselineRps: Math.round(median(pairs.map((p) => p.baseline.requestsPerSecond))),
-        ratio: median(pairs.map((p) => p.server.requestsPerSecond / p.baseline.requestsPerSecond)),
-        floorRatio: median(pairs.map((p) => p.floor.requestsPerSecond / p.baseline.requestsPerSecond)),
-        serverCpuUs: median(pairs.map((p) => p.server.cpuMicrosPerRequest)),
-        baselineCpuUs: median(pairs.map((p) => p.baseline.cpuMicrosPerRequest)),
-        floorCpuUs: median(pairs.map((p) => p.floor.cpuMicrosPerRequest)),
-        target: benchCase.target,
-        serverP50: median(pairs.map((p) => p.server.p50)),
-        serverP99: median(pairs.map((p) => p.server.p99)),
-        baselineP99: median(pairs.map((p) => p.baseline.p99)),
-        p99Ratio: median(pairs.map((p) => p.server.p99 / Math.max(p.baseline.p99, 1))),
-        unexpectedStatus: pairs.reduce((sum, p) => sum + p.server.unexpected, 0),
-        errors: pairs.reduce((sum, p) => sum + p.server.errors + p.baseline.errors, 0),
-        pairs,
-      };
+      const first = readFileSync(requestFiles.get(benchCase.id) as string, 'utf8').split('\n', 1)[0] as string;
+      canned[benchCase.id] = await capture(server.port, first);
+    }
+    const cannedPath = join(resultsDir, `.baseline-responses-${store}.json`);
+    writeFileSync(cannedPath, JSON.stringify(canned));
+    const baseline = await startProcess(
+      [process.execPath, 'dist/bench/baseline-server.js', cannedPath],
+      process.env,
+      /baseline listening on (\d+)/,
+    );
+    children.push(baseline.child);
+    const floor = await startProcess(
+      [process.execPath, 'dist/bench/fastify-floor-server.js', cannedPath],
+      process.env,
+      /fastify floor listening on (\d+)/,
+    );
+    children.push(floor.child);
+    log(
+      `${store}: server pid ${server.pid}, baseline pid ${baseline.pid}, Fastify floor pid ${floor.pid}; ` +
+        `wrk, 1 thread, ${CONNECTIONS} connections, ${SECONDS} s a run, ${ROUNDS} rounds, ${WARMUP} s warm-up`,
+    );
+    // A server in service has its store file in the OS page cache.
+    if (storePath) {
+      await pipeline(createReadStream(storePath), new Writable({ write: (_chunk, _encoding, done) => done() }));
+    }
+    const rows: Row[] = [];
+    for (const benchCase of cases) {
+      const row = await benchCaseOn(
+        store,
+        benchCase,
+        requestFiles.get(benchCase.id) as string,
+        { server, baseline, floor },
+        database,
+      );
       rows.push(row);
       log(
-        `${row.case}: ${row.serverRps} req/s vs ${row.baselineRps} (ratio ${row.ratio.toFixed(2)}, target ${row.target ?? '-'}; ` +
-          `Fastify floor ${row.floorRatio.toFixed(2)}); ` +
-          `p99 ${row.serverP99} ms vs ${row.baselineP99} ms`,
+        `${store} ${row.case}: ${row.serverRps} req/s vs ${row.baselineRps} (ratio ${row.ratio.toFixed(2)}, ` +
+          `rounds ${row.roundRatios.map((ratio) => ratio.toFixed(2)).join(' ')}; Fastify floor ${row.floorRatio.toFixed(2)}); ` +
+          `p99 ${row.serverP99Ms.toFixed(1)} ms vs ${row.baselineP99Ms.toFixed(1)} ms` +
+          (row.queriesPerRequest === undefined ? '' : `; ${row.queriesPerRequest.toFixed(2)} queries/request`),
       );
     }
-    const bigSeller = await timeBigSeller(server.port);
-    const wrong = rows.filter((row) => row.unexpectedStatus > 0 || row.errors > 0);
-    for (const row of wrong)
-      log(`WARNING: ${row.case}: ${row.unexpectedStatus} unexpected statuses, ${row.errors} errors`);
-    const memory = memoryOf(server.child.pid as number);
-
-    log('');
-    log(
-      '| endpoint | server req/s | baseline req/s | ratio | target | Fastify floor ratio | p50 ms | p99 ms | baseline p99 ms | p99 x | ' +
-        'CPU µs/req server / Fastify floor / baseline | bad status |',
-    );
-    log('|---|---|---|---|---|---|---|---|---|---|---|---|');
-    for (const row of rows) {
-      log(
-        `| ${row.case} | ${row.serverRps} | ${row.baselineRps} | ${row.ratio.toFixed(2)} | ${row.target ?? '-'} | ` +
-          `${row.floorRatio.toFixed(2)} | ${row.serverP50} | ` +
-          `${row.serverP99} | ${row.baselineP99} | ${row.p99Ratio.toFixed(2)} | ` +
-          `${row.serverCpuUs.toFixed(0)} / ${row.floorCpuUs.toFixed(0)} / ${row.baselineCpuUs.toFixed(0)} | ${row.unexpectedStatus} |`,
-      );
-    }
-    log('');
-    log(
-      `items of a ${BIG_SELLER.items.toLocaleString('en')}-item seller: median ${bigSeller.medianMs.toFixed(1)} ms, max ${bigSeller.maxMs.toFixed(1)} ms, ${(bigSeller.bytes / 1024 / 1024).toFixed(1)} MiB`,
-    );
-    log(
-      `server memory: RSS ${memory.rssMb} MB now (${memory.anonMb} MB heap and caches, ${memory.fileMb} MB mapped files), peak ${memory.peakMb} MB`,
-    );
-    const file = join(resultsDir, `http-${new Date().toISOString().replaceAll(':', '-')}.json`);
-    writeFileSync(
-      file,
-      JSON.stringify(
-        {
-          when: new Date().toISOString(),
-          data,
-          connections: CONNECTIONS,
-          duration: DURATION,
-          rounds: ROUNDS,
-          rows,
-          bigSeller,
-          memory,
-        },
-        null,
-        2,
-      ),
-    );
-    log(`results: ${file}`);
+    // A profile is of the cases asked for only.
+    const bigSeller = args['cpu-prof'] ? undefined : await timeBigSeller(server.port);
+    const memory = memoryOf(server.pid);
+    return { store, rows, bigSeller, memory };
   } finally {
-    server.child.kill('SIGTERM');
-    baseline.child.kill('SIGTERM');
-    floor.child.kill('SIGTERM');
+    for (const child of children.reverse()) await stop(child);
+    await database?.drop();
+    if (args['cpu-prof']) log(`${store}: the server's CPU profile is in ${args['cpu-prof']}`);
   }
+}
+
+const fixed = (value: number, digits: number) => value.toFixed(digits);
+
+async function main() {
+  await requireWrk();
+  const resultsDir = join(ROOT, 'bench/results');
+  mkdirSync(resultsDir, { recursive: true });
+  const requestFiles = new Map<CaseId, string>();
+  for (const benchCase of cases) {
+    const file = join(resultsDir, `.wrk-${benchCase.id}.tsv`);
+    const lines = benchCase.lines();
+    benchCase.requestCount = lines.length;
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    requestFiles.set(benchCase.id, file);
+  }
+
+  const results = [];
+  for (const store of stores as StoreKind[]) results.push(await benchStore(store, requestFiles, resultsDir));
+
+  log('');
+  log(
+    '| store | case | server req/s | baseline req/s | ratio | target | Fastify floor ratio | p50 ms | p99 ms | baseline p99 ms | p99 x (target 2) | ' +
+      'CPU µs/req server / floor / baseline | CPU ratio | queries/req | bad status, socket errors |',
+  );
+  log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const row of results.flatMap((result) => result.rows)) {
+    log(
+      `| ${row.store} | ${row.case} | ${row.serverRps} | ${row.baselineRps} | ${fixed(row.ratio, 2)} | ${row.target} | ` +
+        `${fixed(row.floorRatio, 2)} | ${fixed(row.serverP50Ms, 2)} | ${fixed(row.serverP99Ms, 2)} | ` +
+        `${fixed(row.baselineP99Ms, 2)} | ${fixed(row.p99Ratio, 2)} | ` +
+        `${fixed(row.serverCpuUs, 0)} / ${fixed(row.floorCpuUs, 0)} / ${fixed(row.baselineCpuUs, 0)} | ${fixed(row.cpuRatio, 2)} | ` +
+        `${row.queriesPerRequest === undefined ? '-' : fixed(row.queriesPerRequest, 2)} | ${row.unexpected}, ${row.socketErrors} |`,
+    );
+  }
+  if (results.length > 1) {
+    log('');
+    log(`| case | ${results.map((result) => `${result.store} ratio`).join(' | ')} |`);
+    log(`|---|${results.map(() => '---|').join('')}`);
+    for (const benchCase of cases) {
+      const ratios = results.map(
+        (result) => result.rows.find((row) => row.case === benchCase.name)?.ratio ?? Number.NaN,
+      );
+      log(`| ${benchCase.name} | ${ratios.map((ratio) => fixed(ratio, 2)).join(' | ')} |`);
+    }
+  }
+  log('');
+  for (const { store, bigSeller, memory } of results) {
+    if (!bigSeller) continue;
+    log(
+      `${store}: items of a ${BIG_SELLER.items.toLocaleString('en')}-item seller: median ${fixed(bigSeller.medianMs, 1)} ms, ` +
+        `max ${fixed(bigSeller.maxMs, 1)} ms, ${fixed(bigSeller.bytes / 1024 / 1024, 1)} MiB; server memory: RSS ${memory.rssMb} MB ` +
+        `(${memory.anonMb} MB heap and caches, ${memory.fileMb} MB mapped files), peak ${memory.peakMb} MB`,
+    );
+  }
+  for (const row of results.flatMap((result) => result.rows)) {
+    if (row.unexpected > 0 || row.socketErrors > 0) {
+      log(
+        `WARNING: ${row.store} ${row.case}: ${row.unexpected} unexpected statuses, ${row.socketErrors} socket errors`,
+      );
+    }
+  }
+  const file = join(resultsDir, `http-${new Date().toISOString().replaceAll(':', '-')}.json`);
+  writeFileSync(
+    file,
+    JSON.stringify(
+      {
+        when: new Date().toISOString(),
+        loadGenerator: 'wrk, 1 thread',
+        data,
+        connections: CONNECTIONS,
+        seconds: SECONDS,
+        rounds: ROUNDS,
+        warmup: WARMUP,
+        results,
+      },
+      null,
+      2,
+    ),
+  );
+  log(`results: ${file}`);
 }
 
 await main();

@@ -8,28 +8,26 @@
  * (SPEC 5 asks for "well under a minute") and 60 s on PostgreSQL (issue 3), or `--max-seconds`
  * for any run.
  *
- * PostgreSQL: the server named by BENCH_POSTGRES_URL (default postgres://127.0.0.1:5432/postgres);
+ * PostgreSQL: the server named by BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres);
  * the benchmark creates a fresh database of its own there and drops it at the end.
  */
 
-import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { type ImportResult, importNdjson } from '../src/importer/import-ndjson.js';
 import { importReport } from '../src/importer/import-report.js';
 import { deriveKeyMaterial } from '../src/keys/server-secret.js';
-import { openPostgresStore, withDefaultUser } from '../src/store/postgres.js';
+import { openPostgresStore } from '../src/store/postgres.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
 import type { Store } from '../src/store/store.js';
 import { dataset, writeDatasetFile } from './generate-data.js';
+import { createScratchDatabase, DEFAULT_BENCH_POSTGRES_URL, type ScratchDatabase } from './scratch-database.js';
 
 const FULL_RUN_PURCHASES = 1_000_000;
 const FULL_RUN_BUDGET_SECONDS = { sqlite: 30, postgres: 60 } as const;
-const DEFAULT_POSTGRES_URL = 'postgres://127.0.0.1:5432/postgres';
 
 const { values: args } = parseArgs({
   options: {
@@ -72,46 +70,6 @@ async function timedImport(store: Store, file: string): Promise<{ result: Import
   return { result, elapsed: seconds(started) };
 }
 
-/** A database made for one run, on a server given by the URL of any database there. */
-interface ScratchDatabase {
-  readonly name: string;
-  /** The URL of the new database. */
-  readonly url: string;
-  sizeBytes(): Promise<number>;
-  /** Drops it, closing whatever is still connected to it. */
-  drop(): Promise<void>;
-}
-
-/** Creates a fresh database named `<prefix>_<random>` beside the one `serverUrl` names. */
-async function createScratchDatabase(serverUrl: string, prefix: string): Promise<ScratchDatabase> {
-  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
-  const admin = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => {
-    const client = new pg.Client({ connectionString: withDefaultUser(serverUrl) });
-    await client.connect();
-    try {
-      return await work(client);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin((client) => client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`));
-  const url = new URL(withDefaultUser(serverUrl));
-  url.pathname = `/${name}`;
-  return {
-    name,
-    url: url.href,
-    sizeBytes: () =>
-      admin(async (client) => {
-        const { rows } = await client.query<{ size: string }>('SELECT pg_database_size($1)::text AS size', [name]);
-        return Number(rows[0]?.size);
-      }),
-    drop: () =>
-      admin((client) => client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`)).then(
-        () => {},
-      ),
-  };
-}
-
 const data = dataset({ purchases, seed });
 const directory = await mkdtemp(join(tmpdir(), 'import-bench-'));
 let exitCode = 0;
@@ -129,7 +87,10 @@ try {
   let scratch: ScratchDatabase | undefined;
   let store: Store;
   if (storeKind === 'postgres') {
-    scratch = await createScratchDatabase(process.env.BENCH_POSTGRES_URL || DEFAULT_POSTGRES_URL, 'marketplace_bench');
+    scratch = await createScratchDatabase(
+      process.env.BENCH_POSTGRES_URL || DEFAULT_BENCH_POSTGRES_URL,
+      'marketplace_bench',
+    );
     console.log(`database: ${scratch.name} (fresh, dropped at the end)`);
     store = await openPostgresStore(scratch.url, { poolSize: 2 });
   } else {

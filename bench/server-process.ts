@@ -16,7 +16,7 @@ export function startProcess(
   [program, ...args]: [string, ...string[]],
   env: NodeJS.ProcessEnv,
   ready: RegExp,
-): Promise<{ child: ChildProcess; port: number }> {
+): Promise<{ child: ChildProcess; port: number; pid: number }> {
   const child = spawn(program, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
@@ -31,7 +31,7 @@ export function startProcess(
         clearTimeout(timer);
         child.stdout?.removeAllListeners('data');
         child.stdout?.resume();
-        resolve({ child, port: Number(match[1]) });
+        resolve({ child, port: Number(match[1]), pid: child.pid as number });
       }
     });
     child.once('exit', (code) => reject(new Error(`exited with ${code} before ready:\n${out}`)));

@@ -122,8 +122,9 @@ export function createContractChecker(config: Config): ContractChecker {
       const host = headers.host ?? headers.Host ?? 'localhost:80';
       const { variant, rest } = resolver.forPath(url.pathname, host);
       const path = withoutTrailingSlash(rest);
-      // The docs pages and the document itself are not API answers; their own tests check them.
-      if (path === '/openapi.json' || path === '/docs' || path.startsWith('/docs/')) return;
+      // Only the API's answers (under /api, unknown paths there included): other surfaces (the
+      // workspace pages, /docs, /openapi.json) answer otherwise, and their own tests check them.
+      if (path !== '/api' && !path.startsWith('/api/')) return;
       const method = String(options.method ?? 'GET').toUpperCase();
       const where = `${method} ${url.pathname} → ${response.statusCode}`;
       if (method === 'HEAD') {

@@ -1,37 +1,22 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchTestBrowser, SCREENSHOTS, type TestBrowser } from '../helpers/browser.js';
 import { createTestApp, type TestApp, VARIANTS } from '../helpers/test-app.js';
-
-const SCREENSHOTS = join(import.meta.dirname, '..', '..', 'test-output', 'screenshots');
 
 /** The docs page, in headless Chromium with every request off the app's own origin cut off. */
 describe('the docs page', () => {
   let t: TestApp;
   let origin: string;
+  let browser: TestBrowser;
   let context: BrowserContext;
-  let profile: string;
   const offOrigin: string[] = [];
 
   beforeAll(async () => {
     t = await createTestApp();
     origin = await t.app.listen({ host: '127.0.0.1', port: 0 });
-    profile = mkdtempSync(join(tmpdir(), 'docs-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchTestBrowser();
+    context = browser.context;
     // No network but the app: a page that needs a CDN would fail to render here.
     await context.route('**/*', (route) => {
       const requested = route.request().url();
@@ -39,13 +24,11 @@ describe('the docs page', () => {
       offOrigin.push(requested);
       return route.abort();
     });
-    mkdirSync(SCREENSHOTS, { recursive: true });
   });
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await t?.close();
-    rmSync(profile, { recursive: true, force: true });
   });
 
   it.each(VARIANTS)("renders $lang's document, every operation listed, from the app alone", async (variant) => {

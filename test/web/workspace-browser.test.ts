@@ -1,11 +1,12 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../src/passwords/password-hash.js';
+import { launchTestBrowser, SCREENSHOTS, type TestBrowser } from '../helpers/browser.js';
 import { cleanEnv, type Running, startNode } from '../helpers/processes.js';
 import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
 
@@ -14,7 +15,6 @@ import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js
  * every control is found by its label, as a person (or the reviewers' script) finds it.
  */
 
-const SCREENSHOTS = join(import.meta.dirname, '../../test-output/screenshots');
 const WIDTHS = [
   { name: 'desktop', width: 1280, height: 800 },
   { name: 'phone', width: 390, height: 844 },
@@ -72,30 +72,16 @@ const account = (username: string, fields: Record<string, unknown>) => ({
 /** What Copy wrote (the test's tsconfig has no DOM types: the expression is evaluated in the page). */
 const readClipboard = (page: Page) => page.evaluate('navigator.clipboard.readText()');
 
+let browser: TestBrowser;
 let context: BrowserContext;
-let profile: string;
 
 beforeAll(async () => {
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  profile = mkdtempSync(join(tmpdir(), 'workspace-chromium-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchTestBrowser();
+  context = browser.context;
 });
 
 afterAll(async () => {
-  await context?.close();
-  rmSync(profile, { recursive: true, force: true });
+  await browser?.close();
 });
 
 describe.each(TEST_STORES)('the seller workspace in Chromium (%s)', (kind) => {

@@ -1,9 +1,12 @@
 import { Readable } from 'node:stream';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { importNdjson } from '../../src/importer/import-ndjson.js';
 import { deriveKeyMaterial } from '../../src/keys/server-secret.js';
 import { openStore } from '../../src/store/open-store.js';
+import { CHANGE_CHANNEL } from '../../src/store/postgres.js';
+import { CHANGE_CHECK_INTERVAL_MS } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/store.js';
 import { createTestDatabase, TEST_STORES, type TestDatabase } from '../helpers/test-database.js';
 
@@ -21,10 +24,23 @@ async function seesChangeWithin1s(store: Store): Promise<boolean> {
   return false;
 }
 
-/** Drains what the store has to say, then checks it has nothing more. */
-async function settled(store: Store): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  store.changedSinceLastCheck();
+/**
+ * Drains what the store has to say, then checks it has nothing more. On PostgreSQL a marker
+ * NOTIFY is sent after everything the test did: notifications arrive in order, so once the store
+ * has heard the marker it has heard all before it. SQLite is asked for its data_version directly
+ * (at most once per CHANGE_CHECK_INTERVAL_MS): asking through one such interval drains it.
+ */
+async function settled(store: Store, database: TestDatabase): Promise<void> {
+  if (database.kind === 'postgres') {
+    await database.query(`NOTIFY ${CHANGE_CHANNEL}, 'test marker'`);
+    expect(await seesChangeWithin1s(store)).toBe(true);
+  } else {
+    const until = performance.now() + CHANGE_CHECK_INTERVAL_MS;
+    while (performance.now() <= until) {
+      store.changedSinceLastCheck();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
   expect(store.changedSinceLastCheck()).toBe(false);
 }
 
@@ -45,27 +61,39 @@ describe.each(TEST_STORES)('the change signal across stores on one database (%s)
   });
 
   it('tells a store of an import made by another, once', async () => {
-    await settled(reader);
+    await settled(reader, database);
     const result = await importNdjson(writer, keys, Readable.from([account('ann', 'a@example.com')]));
     expect(result.ok).toBe(true);
     expect(await seesChangeWithin1s(reader)).toBe(true);
-    await settled(reader);
+    await settled(reader, database);
     // The writer knows of its own write at once.
     expect(writer.changedSinceLastCheck()).toBe(true);
   });
 
   it('tells a store of a key replaced by another', async () => {
-    await settled(reader);
+    await settled(reader, database);
     expect(await writer.replaceAccountKey('ann', { digest: 'd'.repeat(64), cipher: 'c' })).toBe(true);
     expect(await seesChangeWithin1s(reader)).toBe(true);
   });
 
   it('stays quiet while nothing is written', async () => {
-    await settled(reader);
-    await reader.accountByUsername('ann');
-    await writer.isEmpty();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(reader.changedSinceLastCheck()).toBe(false);
+    await settled(reader, database);
+    // On PostgreSQL, a listener of the test's own shows what was sent: reads send nothing, so the
+    // first notification it gets is the marker sent after them.
+    const listener = kind === 'postgres' ? new pg.Client({ connectionString: database.url }) : undefined;
+    const heard = new Promise<string | undefined>((resolve) => {
+      listener?.on('notification', (message) => resolve(message.payload));
+    });
+    await listener?.connect();
+    await listener?.query(`LISTEN ${CHANGE_CHANNEL}`);
+    try {
+      await reader.accountByUsername('ann');
+      await writer.isEmpty();
+      await settled(reader, database);
+      if (listener) expect(await heard).toBe('test marker');
+    } finally {
+      await listener?.end();
+    }
   });
 });
 
@@ -83,16 +111,16 @@ describe.runIf(TEST_STORES.includes('postgres'))('the PostgreSQL change signal',
 
   it('hears writes made by hand, outside the service (the trigger sends NOTIFY)', async () => {
     await importNdjson(store, keys, Readable.from([account('bea', 'b@example.com')]));
-    await settled(store);
+    await settled(store, database);
     await database.query(`UPDATE accounts SET email = 'new@example.com' WHERE username = 'bea'`);
     expect(await seesChangeWithin1s(store)).toBe(true);
-    await settled(store);
+    await settled(store, database);
     await database.query('DELETE FROM accounts');
     expect(await seesChangeWithin1s(store)).toBe(true);
   });
 
   it('says "changed" on every call while its listening connection is down, and listens again', async () => {
-    await settled(store);
+    await settled(store, database);
     const [killed] = await database.query<{ killed: boolean }>(
       `SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity
        WHERE application_name = 'marketplace-api:listen' AND datname = current_database()`,

@@ -46,8 +46,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(requestMetricsPlugin, { metrics, endpointPaths: endpoints.map((endpoint) => endpoint.path) });
   await app.register(apiRoutes, { config, store, keys, resolver, metrics });
   await app.register(healthPlugin, { store, isShuttingDown: options.isShuttingDown });
-  await app.register(openApiPlugin, { config });
-  await app.register(workspacePlugin, { config, store, keys });
+  await app.register(openApiPlugin, { config, resolver });
+  await app.register(workspacePlugin, { config, store, keys, resolver });
   await app.register(adminPlugin, {
     prefix: ADMIN_PREFIX,
     config,

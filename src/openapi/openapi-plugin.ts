@@ -2,12 +2,14 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config, VariantConfig } from '../config.js';
-import { createVariantResolver } from '../http/variant-runtime.js';
+import type { VariantResolver } from '../http/variant-runtime.js';
 import { buildOpenApiDocument } from './openapi-document.js';
 
 /** What the docs plugin needs: the variants and whether purchases show `supported_until`. */
 export interface OpenApiPluginOptions {
   readonly config: Pick<Config, 'variants' | 'support'>;
+  /** The app's variant resolver (built once, in buildApp). */
+  readonly resolver: VariantResolver;
 }
 
 /**
@@ -16,8 +18,7 @@ export interface OpenApiPluginOptions {
  * Registered after the API routes; it adds routes only, so the API answers as before, and any
  * other path still gets the contract's 404.
  */
-export async function openApiPlugin(app: FastifyInstance, { config }: OpenApiPluginOptions): Promise<void> {
-  const resolver = createVariantResolver(config.variants);
+export async function openApiPlugin(app: FastifyInstance, { config, resolver }: OpenApiPluginOptions): Promise<void> {
   const documents = new Map<VariantConfig, { document: Record<string, unknown>; text: string }>();
   for (const variant of config.variants) {
     const document = buildOpenApiDocument(variant, config.support);

@@ -7,7 +7,7 @@ import { Eta } from 'eta';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { AccountRow } from '../domain/records.js';
-import { createVariantResolver } from '../http/variant-runtime.js';
+import type { VariantResolver } from '../http/variant-runtime.js';
 import { rotateAccountKey } from '../keys/account-keys.js';
 import { decryptApiKey } from '../keys/api-keys.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
@@ -23,6 +23,8 @@ export interface WorkspaceOptions {
   readonly config: Config;
   readonly store: Store;
   readonly keys: KeyMaterial;
+  /** The app's variant resolver (built once, in buildApp). */
+  readonly resolver: VariantResolver;
 }
 
 /** Every workspace response: never cached, never framed, no referrer, only our own scripts and styles. */
@@ -67,10 +69,12 @@ const field = (body: unknown, name: string): string => {
  * escaping by default), sessions in the store, CSRF tokens on every form, login attempts limited
  * per account and per client. Its own error and not-found pages; the JSON API is not touched.
  */
-export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (scope, { config, store, keys }) => {
+export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
+  scope,
+  { config, store, keys, resolver },
+) => {
   const root = packageRoot();
   const eta = new Eta({ views: join(root, 'web', 'views'), cache: true });
-  const resolver = createVariantResolver(config.variants);
   const sessions = createWorkspaceSessions(store, config.workspace.sessionIdleMinutes);
   const { perAccount, perClient, windowSeconds } = config.workspace.loginAttempts;
   // The limits machinery the API's budgets use: shared through Redis when REDIS_URL is set.

@@ -38,10 +38,10 @@ export default async function apiRoutes(
   app: FastifyInstance,
   { config, store, keys, resolver, metrics }: ApiRoutesOptions,
 ): Promise<void> {
-  const cache = new ResourceCache(store, (apiKey) => digestApiKey(keys, apiKey), undefined, metrics);
+  const cache = new ResourceCache(store, (apiKey) => digestApiKey(keys, apiKey), { metrics, support: config.support });
   const { admission } = app;
   const { apiLimits } = admission;
-  const context: EndpointContext = { cache, support: config.support, limits: apiLimits, metrics };
+  const context: EndpointContext = { cache, limits: apiLimits, metrics };
   const keyRefusals = metrics.limiter('key');
 
   const register = (scope: FastifyInstance, prefix: string, endpoint: Endpoint) =>

@@ -9,8 +9,6 @@ import type { VariantRuntime } from './variant-runtime.js';
 export interface EndpointContext {
   /** Accounts and items, kept in memory and fresh (see ResourceCache). */
   readonly cache: ResourceCache;
-  /** Whether purchases show `supported_until` (config `support`). */
-  readonly support: boolean;
   /** The clients' and keys' budgets (admission's). */
   readonly limits: ApiLimits;
   /** Where validation outcomes are counted. */

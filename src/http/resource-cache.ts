@@ -1,17 +1,22 @@
 import { hash, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { AccountRow, AccountStatus, ItemRow, ItemStatus, ListedItem, PurchaseRow } from '../domain/records.js';
-import { serializeAccount, serializeItem, serializeItemTail } from '../domain/serialize.js';
+import {
+  serializeAccount,
+  serializeItem,
+  serializeItemTail,
+  serializePurchaseAroundItem,
+} from '../domain/serialize.js';
 import type { CacheMetrics, ServiceMetrics } from '../metrics/service-metrics.js';
 import type { Store } from '../store/store.js';
 import { keptBytes } from './body-bytes.js';
 import type { VariantRuntime } from './variant-runtime.js';
 
-/** What the hot path needs of an account: who it is, whether it may call, and its JSON per variant. */
+/** What the hot path needs of an account: who it is, whether it may call, and its answer per variant. */
 export interface CachedAccount {
   readonly username: string;
   readonly status: AccountStatus;
-  /** By variant index; made when first asked for (see ResourceCache). */
+  /** The whole account-details answer, by variant index; made when first asked for (see ResourceCache). */
   readonly json: readonly (Buffer | undefined)[];
 }
 
@@ -21,6 +26,22 @@ export interface CachedItem {
   readonly status: ItemStatus;
   readonly supported: boolean;
   /** By variant index; made when first asked for (see ResourceCache). */
+  readonly json: readonly (Buffer | undefined)[];
+}
+
+/**
+ * What validation needs of a purchase: the row, its item's owner, and the whole success answer per
+ * variant, so that a code validated again costs two lookups (the key's account, this) and no
+ * serialisation.
+ */
+export interface CachedPurchase {
+  readonly row: PurchaseRow;
+  /** The owner of the purchase's item; undefined when the item is gone. */
+  readonly owner: string | undefined;
+  /**
+   * The validation answer by variant index, made when first asked for; only for an active
+   * purchase whose item exists (any other answers an error).
+   */
   readonly json: readonly (Buffer | undefined)[];
 }
 
@@ -34,17 +55,17 @@ export interface CacheBudgets {
 
 /**
  * Sized for a store like the benchmark's (10,000 sellers, 100,000 items, 1,000,000 purchases) whose
- * callers validate some tens of thousands of codes again and again: 65,536 purchases and about
- * 55,000 items (an item's JSON is 700–900 bytes), about 100 MB at most in all. A cache smaller
- * than the working set misses on a share of requests as large as what it lacks (an LRU under
- * random access), and each miss costs a query: with 16,384 purchases for 20,000 codes, one
- * validation in five went to the store.
+ * callers validate some tens of thousands of codes again and again: about 50,000 purchases with
+ * their answer in one variant (an answer is about 1 KB), about 55,000 items (an item's JSON is
+ * 700–900 bytes), 130 MB at most in all. A cache smaller than the working set misses on a share
+ * of requests as large as what it lacks (an LRU under random access), and each miss costs
+ * queries: with 16,384 purchases for 20,000 codes, one validation in five went to the store.
  */
 export const DEFAULT_CACHE_BUDGETS: CacheBudgets = {
   accounts: 8 * 1024 * 1024,
   items: 48 * 1024 * 1024,
-  itemLists: 4 * 1024 * 1024,
-  purchases: 32 * 1024 * 1024,
+  itemLists: 8 * 1024 * 1024,
+  purchases: 64 * 1024 * 1024,
 };
 
 /**
@@ -54,15 +75,31 @@ export const DEFAULT_CACHE_BUDGETS: CacheBudgets = {
  */
 export const NEGATIVE_CACHE_ENTRIES = 2_000;
 
+export interface ResourceCacheOptions {
+  readonly budgets?: CacheBudgets;
+  /** Where hits and misses are counted. */
+  readonly metrics?: ServiceMetrics | undefined;
+  /** Whether purchases show `supported_until` (config `support`). */
+  readonly support?: boolean;
+}
+
+/** The items list's place in its answer. */
+const ITEMS_HEAD = '"items":';
+
+/** Only an active purchase whose item exists validates: any other answers an error, and keeps no answer. */
+const answerable = (purchase: CachedPurchase) => purchase.row.status === 'active' && purchase.owner !== undefined;
+
 const ENTRY_OVERHEAD = 128;
 /** A purchase row in memory, object and strings, measured on the benchmark store (about 400 bytes) and rounded up. */
-const PURCHASE_ENTRY_SIZE = 512;
+const PURCHASE_ROW_SIZE = 512;
 const LIST_PAGE_SIZE = 500;
 /** Items per chunk of a streamed list: about 30 KB of text. */
 const STREAM_CHUNK_ITEMS = 50;
 function sizeOfEntry<Entry extends { readonly json: readonly (Buffer | undefined)[] }>(entry: Entry): number {
   return entry.json.reduce((size, json) => size + (json?.length ?? 0), ENTRY_OVERHEAD);
 }
+
+const sizeOfPurchase = (entry: CachedPurchase) => sizeOfEntry(entry) + PURCHASE_ROW_SIZE;
 
 /** The entry with `json` as its text in `variant`, the other variants' texts kept. */
 function withJson<Entry extends { readonly json: readonly (Buffer | undefined)[] }>(
@@ -93,9 +130,14 @@ function withJson<Entry extends { readonly json: readonly (Buffer | undefined)[]
  * those caches and never pushes a real account or item out.
  *
  * Purchases: a store holds far more than memory should, but one code is validated again and again
- * (every install, every licence check of the buyer's copy), so the recent ones are kept. Only
- * found purchases are: codes that do not exist are what a guesser sends, and must not push out
- * the real ones.
+ * (every install, every licence check of the buyer's copy), so the recent ones are kept, each
+ * with its item's owner and its whole answer. Only found purchases are: codes that do not exist
+ * are what a guesser sends, and must not push out the real ones.
+ *
+ * Answers are kept whole where a request asks for nothing else (an account's details, a
+ * validation, a short list): a cached answer then costs no serialisation and no copy, and a
+ * validation reads two entries, not three. An item's JSON is kept bare, since validation answers
+ * embed it.
  *
  * An account's or item's JSON is made for a variant only when an answer in that variant needs it:
  * most callers use one variant, and most requests need no account JSON at all. Texts made and
@@ -108,20 +150,22 @@ export class ResourceCache {
   private readonly items: LRUCache<number, CachedItem>;
   private readonly missingItems = new LRUCache<number, true>({ max: NEGATIVE_CACHE_ENTRIES });
   private readonly itemLists: LRUCache<string, Buffer | false>;
-  private readonly purchases: LRUCache<string, PurchaseRow>;
+  private readonly purchases: LRUCache<string, CachedPurchase>;
   private readonly keyHashPrefix = randomBytes(32).toString('hex');
   /** Counts the clearings: what a lookup read is kept only if none happened while it waited. */
   private generation = 0;
   /** Hits and misses per cache, each resolved once. */
   private readonly counted: Readonly<Record<'accounts' | 'items' | 'itemLists' | 'purchases', CacheMetrics>>;
 
+  private readonly support: boolean;
+
   /** `digestOf` gives an API key's digest, the store's index for it (see authenticate). */
   constructor(
     private readonly store: Store,
     private readonly digestOf: (apiKey: string) => string,
-    budgets: CacheBudgets = DEFAULT_CACHE_BUDGETS,
-    metrics?: ServiceMetrics,
+    { budgets = DEFAULT_CACHE_BUDGETS, metrics, support = true }: ResourceCacheOptions = {},
   ) {
+    this.support = support;
     const counter = (name: string): CacheMetrics => metrics?.cache(name) ?? { hit: () => {}, miss: () => {} };
     this.counted = {
       accounts: counter('accounts'),
@@ -139,7 +183,7 @@ export class ResourceCache {
       maxEntrySize: Math.floor(budgets.itemLists / 10),
       sizeCalculation: (json) => (json === false ? ENTRY_OVERHEAD : json.length),
     });
-    this.purchases = new LRUCache({ maxSize: budgets.purchases, sizeCalculation: () => PURCHASE_ENTRY_SIZE });
+    this.purchases = new LRUCache({ maxSize: budgets.purchases, sizeCalculation: sizeOfPurchase });
   }
 
   /** Drops everything if the store was changed elsewhere since the last call. */
@@ -205,18 +249,25 @@ export class ResourceCache {
     return found;
   }
 
-  /** The purchase with this code key (see purchaseCodeKey). */
-  async purchase(codeKey: string): Promise<PurchaseRow | undefined> {
+  /**
+   * The purchase with this code key (see purchaseCodeKey), its item's owner, and, when it is active
+   * and its item exists, its validation answer in `variant`.
+   */
+  async purchase(codeKey: string, variant: VariantRuntime): Promise<CachedPurchase | undefined> {
     const cached = this.purchases.get(codeKey);
-    if (cached !== undefined) {
+    if (cached !== undefined && (cached.json[variant.index] !== undefined || !answerable(cached))) {
       this.counted.purchases.hit();
       return cached;
     }
     this.counted.purchases.miss();
     const generation = this.generation;
-    const purchase = await this.store.purchase(codeKey);
-    if (purchase && generation === this.generation) this.purchases.set(codeKey, purchase);
-    return purchase;
+    const row = cached?.row ?? (await this.store.purchase(codeKey));
+    if (!row) return undefined;
+    const item = await this.item(row.item_id, variant);
+    const found = this.cachedPurchase(cached, row, item, variant);
+    // The item was read after the purchase: both are of this generation only if no clearing came in between.
+    if (generation === this.generation) this.purchases.set(codeKey, found);
+    return found;
   }
 
   /** The item with this id, its JSON in `variant` included. */
@@ -253,13 +304,13 @@ export class ResourceCache {
       return cached || undefined;
     }
     this.counted.itemLists.miss();
-    if (cached !== undefined) return cached || undefined;
     const generation = this.generation;
     const first = await this.store.approvedItemsPage(username, Number.MAX_SAFE_INTEGER, LIST_PAGE_SIZE);
     if (first.length < LIST_PAGE_SIZE) {
-      const json = first.length === 0 ? false : keptBytes(`[${this.serializeItems(first, variant)}]`);
-      if (generation === this.generation) this.itemLists.set(key, json);
-      return json || undefined;
+      const answer =
+        first.length === 0 ? false : variant.keptOkBody(ITEMS_HEAD, `[${this.serializeItems(first, variant)}]`);
+      if (generation === this.generation) this.itemLists.set(key, answer);
+      return answer || undefined;
     }
     return this.streamItems(username, variant, first);
   }
@@ -295,7 +346,23 @@ export class ResourceCache {
     variant: VariantRuntime | undefined,
   ): CachedAccount {
     const entry = held ?? { username: row.username, status: row.status, json: [] };
-    return variant ? withJson(entry, variant, keptBytes(serializeAccount(row, variant.config))) : entry;
+    return variant
+      ? withJson(entry, variant, variant.keptOkBody('"data":', serializeAccount(row, variant.config)))
+      : entry;
+  }
+
+  private cachedPurchase(
+    held: CachedPurchase | undefined,
+    row: PurchaseRow,
+    item: CachedItem | undefined,
+    variant: VariantRuntime,
+  ): CachedPurchase {
+    const entry = held ?? { row, owner: item?.account, json: [] };
+    if (!item || !answerable(entry)) return entry;
+    const [before, after] = serializePurchaseAroundItem(row, item.supported, variant.config, this.support);
+    // The last part closes the purchase's `data` object; the envelope's brace comes after it.
+    const answer = variant.keptOkBody('"data":{"purchase":', before, item.json[variant.index] as Buffer, after, '}');
+    return withJson(entry, variant, answer);
   }
 
   private cachedItem(held: CachedItem | undefined, row: ItemRow, variant: VariantRuntime): CachedItem {

@@ -12,6 +12,8 @@ export interface VariantRuntime {
    * then `parts` (cached bytes as they are, texts encoded), then the closing `}`, written into one buffer.
    */
   okBody(head: string, ...parts: (Buffer | string)[]): Buffer;
+  /** The same, in a buffer of its own, to be cached (see keptBytes). */
+  keptOkBody(head: string, ...parts: (Buffer | string)[]): Buffer;
   /** The same success body as chunks to stream: the envelope's head, `chunks` as they come, the closing `}`. */
   okChunks(head: string, chunks: AsyncIterable<string>): AsyncIterable<string>;
   /** A whole error body: prebuilt for the catalogue's texts, built for a detailed message. */
@@ -35,23 +37,25 @@ export function createVariantRuntime(config: VariantConfig, index: number): Vari
   }
   const okPrefix = `{"status":${JSON.stringify(texts.statusOk)},`;
   const okHeads = new Map<string, Buffer>();
+  const okBodyIn = (allocate: (size: number) => Buffer, head: string, parts: (Buffer | string)[]) => {
+    let headBytes = okHeads.get(head);
+    if (!headBytes) {
+      headBytes = keptBytes(`${okPrefix}${head}`);
+      okHeads.set(head, headBytes);
+    }
+    let length = headBytes.length + 1;
+    for (const part of parts) length += typeof part === 'string' ? Buffer.byteLength(part) : part.length;
+    const body = allocate(length);
+    let offset = headBytes.copy(body, 0);
+    for (const part of parts) offset += typeof part === 'string' ? body.write(part, offset) : part.copy(body, offset);
+    body[offset] = CLOSING_BRACE;
+    return body;
+  };
   return {
     index,
     config,
-    okBody: (head, ...parts) => {
-      let headBytes = okHeads.get(head);
-      if (!headBytes) {
-        headBytes = keptBytes(`${okPrefix}${head}`);
-        okHeads.set(head, headBytes);
-      }
-      let length = headBytes.length + 1;
-      for (const part of parts) length += typeof part === 'string' ? Buffer.byteLength(part) : part.length;
-      const body = Buffer.allocUnsafe(length);
-      let offset = headBytes.copy(body, 0);
-      for (const part of parts) offset += typeof part === 'string' ? body.write(part, offset) : part.copy(body, offset);
-      body[offset] = CLOSING_BRACE;
-      return body;
-    },
+    okBody: (head, ...parts) => okBodyIn(Buffer.allocUnsafe, head, parts),
+    keptOkBody: (head, ...parts) => okBodyIn(Buffer.allocUnsafeSlow, head, parts),
     okChunks: (head, chunks) => enveloped(`${okPrefix}${head}`, chunks),
     errorBody: (kind, detail) =>
       detail === undefined ? (prebuilt.get(kind) as Buffer) : Buffer.from(errorBodyFor(detail)),

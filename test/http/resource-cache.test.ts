@@ -38,10 +38,7 @@ describe.each(TEST_STORES)('the resource cache on %s', (kind) => {
     }) as Store;
     // A budget of a few entries: with unknown keys beside real ones, a handful of them would push the account out.
     cache = new ResourceCache(counted, (apiKey) => digestApiKey(t.keys, apiKey), {
-      accounts: 1024,
-      items: 1024,
-      itemLists: 1024,
-      purchases: 1024,
+      budgets: { accounts: 1024, items: 1024, itemLists: 1024, purchases: 1024 },
     });
     cache.refresh();
   });

@@ -8,6 +8,6 @@ export const accountDetails: Endpoint = {
   async handle(request, variant, context) {
     const apiKey = apiKeyParam(request, undefined, variant.config.texts);
     const account = await authenticate(request, context, apiKey, variant);
-    return variant.okBody('"data":', account.json[variant.index] as Buffer);
+    return account.json[variant.index] as Buffer;
   },
 };

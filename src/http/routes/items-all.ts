@@ -12,6 +12,7 @@ export const itemsAll: Endpoint = {
     const account = await authenticate(request, context, apiKey);
     const items = await cache.approvedItems(account.username, variant);
     if (items === undefined) throw ApiError.of('noItems');
-    return Buffer.isBuffer(items) ? variant.okBody('"items":', items) : variant.okChunks('"items":', items);
+    // A short list comes as its whole answer, a long one as the items to wrap.
+    return Buffer.isBuffer(items) ? items : variant.okChunks('"items":', items);
   },
 };

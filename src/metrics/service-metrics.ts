@@ -1,4 +1,5 @@
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Registry } from 'prom-client';
+import { type HistogramSeries, LocalHistogram } from './local-histogram.js';
 
 /** How a validation ended: a valid code, or why not (SPEC 2.2.4). */
 export type ValidationOutcome = 'valid' | 'invalid' | 'refunded' | 'cancelled';
@@ -43,41 +44,99 @@ export interface ServiceMetrics {
 /** Request latency buckets, in seconds: the hot path answers in well under a millisecond. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
+/**
+ * One counter series as a plain number. The hot path only adds to `count`: prom-client checks and
+ * hashes the labels on every call, even a child's (measured at about 140 ns a counter `inc` and
+ * 260 ns a histogram `observe`, some 1.2 µs for a request's status, latency, validation and three
+ * cache lookups). The counter's `collect`, run before every read (text, JSON, the cluster
+ * aggregator), hands the child what was counted since the last read: prom-client's value is the
+ * whole count, and only ever goes up.
+ */
+class Tally {
+  count = 0;
+  #reported = 0;
+  #child: Counter.Internal | undefined;
+
+  /** `makeChild` makes the prom-client child, on the first read that has something to add. */
+  constructor(private readonly makeChild: () => Counter.Internal) {}
+
+  /** Writes the series at 0 now: a rate over a series that appears late is wrong. */
+  zero(): this {
+    this.#child ??= this.makeChild();
+    this.#child.inc(0);
+    return this;
+  }
+
+  report(): void {
+    const delta = this.count - this.#reported;
+    if (delta === 0) return;
+    this.#reported = this.count;
+    this.#child ??= this.makeChild();
+    this.#child.inc(delta);
+  }
+}
+
+function reportAll(tallies: Iterable<Tally>): void {
+  for (const tally of tallies) tally.report();
+}
+
+/** One endpoint and variant: its statuses (a few per route) side by side with their tallies, and its latency. */
+interface RouteSeries {
+  readonly endpoint: string;
+  readonly variant: string;
+  readonly statuses: number[];
+  readonly tallies: Tally[];
+  readonly latency: HistogramSeries;
+}
+
 /** The metrics over a registry of their own (plus Node's default process metrics). */
 export function createServiceMetrics(): ServiceMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  // Request tallies in the order each series was first counted: prom-client writes series in that order.
+  const requestTallies: Tally[] = [];
   const requests = new Counter({
     name: 'marketplace_http_requests_total',
     help: 'HTTP requests answered, by endpoint, variant and status',
     labelNames: ['endpoint', 'variant', 'status'] as const,
     registers: [registry],
+    collect: () => reportAll(requestTallies),
   });
-  const latency = new Histogram({
-    name: 'marketplace_http_request_duration_seconds',
-    help: 'Time to answer an HTTP request, by endpoint and variant',
-    labelNames: ['endpoint', 'variant'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [registry],
-  });
+  const latency = new LocalHistogram(
+    'marketplace_http_request_duration_seconds',
+    'Time to answer an HTTP request, by endpoint and variant',
+    LATENCY_BUCKETS,
+    registry,
+  );
   const validations = new Counter({
     name: 'marketplace_validations_total',
     help: 'Purchase-code validations, by outcome (valid, invalid, refunded, cancelled)',
     labelNames: ['outcome'] as const,
     registers: [registry],
+    collect: () => reportAll(Object.values(validationTallies)),
   });
+  const refusalTallies = new Map<string, Tally>();
   const refusals = new Counter({
     name: 'marketplace_limiter_refusals_total',
     help: 'Requests refused by a limiter (answered 429), by limiter',
     labelNames: ['limiter'] as const,
     registers: [registry],
+    collect: () => reportAll(refusalTallies.values()),
   });
+  const cacheTallies = new Map<string, { readonly hits: Tally; readonly misses: Tally }>();
   const cacheLookups = new Counter({
     name: 'marketplace_cache_lookups_total',
     help: 'Cache lookups, by cache and result (hit, miss)',
     labelNames: ['cache', 'result'] as const,
     registers: [registry],
+    collect: () => {
+      for (const { hits, misses } of cacheTallies.values()) {
+        hits.report();
+        misses.report();
+      }
+    },
   });
+  // Store errors and import runs are rare: they go to prom-client directly.
   const storeErrors = new Counter({
     name: 'marketplace_store_errors_total',
     help: 'Store failures seen while answering, by kind (unavailable: 503; other: 500)',
@@ -91,47 +150,84 @@ export function createServiceMetrics(): ServiceMetrics {
     registers: [registry],
   });
 
-  const validationChildren = new Map<ValidationOutcome, Counter.Internal>();
-  for (const outcome of ['valid', 'invalid', 'refunded', 'cancelled'] as const) {
-    validationChildren.set(outcome, validations.labels(outcome));
-    // Present at 0 from the start: a rate over a series that appears late is wrong.
-    validations.labels(outcome).inc(0);
-  }
+  const validationTally = (outcome: ValidationOutcome) => new Tally(() => validations.labels(outcome)).zero();
+  const validationTallies: Record<ValidationOutcome, Tally> = {
+    valid: validationTally('valid'),
+    invalid: validationTally('invalid'),
+    refunded: validationTally('refunded'),
+    cancelled: validationTally('cancelled'),
+  };
   storeErrors.labels('unavailable').inc(0);
   storeErrors.labels('other').inc(0);
+
+  // One series per endpoint and variant, shared by every recorder for it (a GET route and its HEAD route).
+  const routes = new Map<string, RouteSeries>();
+  const routeSeries = (endpoint: string, variant: string): RouteSeries => {
+    const key = JSON.stringify([endpoint, variant]);
+    let series = routes.get(key);
+    if (series === undefined) {
+      const latencySeries = latency.series({ endpoint, variant });
+      series = { endpoint, variant, statuses: [], tallies: [], latency: latencySeries };
+      routes.set(key, series);
+    }
+    return series;
+  };
+  /** A status's first request on a route: a tally of its own, written after every series counted before it. */
+  const firstOfStatus = (series: RouteSeries, status: number): Tally => {
+    const tally = new Tally(() => requests.labels(series.endpoint, series.variant, String(status)));
+    series.statuses.push(status);
+    series.tallies.push(tally);
+    requestTallies.push(tally);
+    return tally;
+  };
 
   return {
     registry,
     route(endpoint, variant) {
-      const timer = latency.labels(endpoint, variant);
-      // Few statuses per route; each child is made on its first use and kept.
-      const byStatus = new Map<number, Counter.Internal>();
+      const series = routeSeries(endpoint, variant);
+      const { statuses, tallies, latency: latencySeries } = series;
       return {
         observe(status, seconds) {
-          let counter = byStatus.get(status);
-          if (counter === undefined) {
-            counter = requests.labels(endpoint, variant, String(status));
-            byStatus.set(status, counter);
-          }
-          counter.inc();
-          timer.observe(seconds);
+          const index = statuses.indexOf(status);
+          const tally = index === -1 ? firstOfStatus(series, status) : tallies[index];
+          tally.count += 1;
+          latencySeries.observe(seconds);
         },
       };
     },
     validation(outcome) {
-      validationChildren.get(outcome)?.inc();
+      validationTallies[outcome].count += 1;
     },
     limiter(name) {
-      const child = refusals.labels(name);
-      child.inc(0);
-      return { refused: () => child.inc() };
+      let tally = refusalTallies.get(name);
+      if (tally === undefined) {
+        tally = new Tally(() => refusals.labels(name)).zero();
+        refusalTallies.set(name, tally);
+      }
+      const refused = tally;
+      return {
+        refused() {
+          refused.count += 1;
+        },
+      };
     },
     cache(name) {
-      const hits = cacheLookups.labels(name, 'hit');
-      const misses = cacheLookups.labels(name, 'miss');
-      hits.inc(0);
-      misses.inc(0);
-      return { hit: () => hits.inc(), miss: () => misses.inc() };
+      let tallies = cacheTallies.get(name);
+      if (tallies === undefined) {
+        const hits = new Tally(() => cacheLookups.labels(name, 'hit')).zero();
+        const misses = new Tally(() => cacheLookups.labels(name, 'miss')).zero();
+        tallies = { hits, misses };
+        cacheTallies.set(name, tallies);
+      }
+      const { hits, misses } = tallies;
+      return {
+        hit() {
+          hits.count += 1;
+        },
+        miss() {
+          misses.count += 1;
+        },
+      };
     },
     storeError(kind) {
       storeErrors.labels(kind).inc();

@@ -89,8 +89,10 @@ export function createApiLimits(limits: Limits, config: LimitsConfig): ApiLimits
     admitAccount(request, username) {
       request.limitsAccount = username;
       const id = keyClient(request, username);
-      const spent = keyClientFailures.state(id);
-      if (spent?.remaining === 0) throw new TooManyRequestsError(spent.resetSeconds, spent);
+      if (keyClientFailures.retryAfter(id) > 0) {
+        const spent = keyClientFailures.state(id);
+        throw new TooManyRequestsError(spent?.resetSeconds ?? 1, spent);
+      }
       const taken = keyRequests.take(username);
       request.limitsState = taken;
       if (taken && taken.retryAfter > 0) throw new TooManyRequestsError(taken.retryAfter, taken);

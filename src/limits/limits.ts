@@ -85,8 +85,7 @@ export function createLimits({ redisUrl, redisKeyPrefix = 'marketplace:', logger
       const counter = counterFor(name, budget);
       return {
         retryAfter(id) {
-          const { count, resetMs } = counter.state(id);
-          return count >= budget.max ? seconds(resetMs) : 0;
+          return counter.count(id) >= budget.max ? seconds(counter.state(id).resetMs) : 0;
         },
         recordFailure: (id) => counter.addNow(id),
         state(id) {
@@ -100,10 +99,9 @@ export function createLimits({ redisUrl, redisKeyPrefix = 'marketplace:', logger
       const counter = counterFor(name, budget);
       return {
         take(id) {
-          const { count, resetMs } = counter.state(id);
+          const { count, resetMs } = counter.take(id, budget.max);
           const resetSeconds = seconds(resetMs);
           if (count >= budget.max) return { limit: budget.max, remaining: 0, resetSeconds, retryAfter: resetSeconds };
-          counter.add(id);
           return { limit: budget.max, remaining: budget.max - count - 1, resetSeconds, retryAfter: 0 };
         },
       };

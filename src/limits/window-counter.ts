@@ -14,6 +14,8 @@ export interface WindowState {
   readonly resetMs: number;
 }
 
+const countOf = (entry: Entry) => entry.known + entry.pending + entry.sending;
+
 interface Entry {
   window: number;
   /** The last shared total seen, or this process's own count while Redis cannot be used. */
@@ -49,13 +51,38 @@ export class WindowCounter {
     const time = this.now();
     const window = Math.floor(time / this.windowMs);
     const entry = this.#entries.get(id);
-    const count = entry && entry.window === window ? entry.known + entry.pending + entry.sending : 0;
+    const count = entry && entry.window === window ? countOf(entry) : 0;
     return { count, resetMs: (window + 1) * this.windowMs - time };
+  }
+
+  /**
+   * The count alone, with nothing made: asked on every request, mostly of a counter that holds
+   * nobody (failures with a valid key are rare).
+   */
+  count(id: string): number {
+    if (this.#entries.size === 0) return 0;
+    const entry = this.#entries.get(id);
+    return entry && entry.window === Math.floor(this.now() / this.windowMs) ? countOf(entry) : 0;
+  }
+
+  /**
+   * Counts one unless `max` are counted already: the count before, and the time left, read in one
+   * lookup (a request budget's take runs on every request a key makes).
+   */
+  take(id: string, max: number): WindowState {
+    const time = this.now();
+    const entry = this.#current(id, time);
+    const count = countOf(entry);
+    if (count < max) this.#countIn(id, entry);
+    return { count, resetMs: (entry.window + 1) * this.windowMs - time };
   }
 
   /** Counts one now, here; sent to the shared store with the next batch. */
   add(id: string): void {
-    const entry = this.#current(id);
+    this.#countIn(id, this.#current(id));
+  }
+
+  #countIn(id: string, entry: Entry): void {
     if (!this.shared?.available) {
       entry.known += 1;
       return;
@@ -103,8 +130,8 @@ export class WindowCounter {
     this.#flushTimer = undefined;
   }
 
-  #current(id: string): Entry {
-    const window = Math.floor(this.now() / this.windowMs);
+  #current(id: string, time = this.now()): Entry {
+    const window = Math.floor(time / this.windowMs);
     let entry = this.#entries.get(id);
     if (!entry || entry.window !== window) {
       entry = { window, known: 0, pending: 0, sending: 0 };

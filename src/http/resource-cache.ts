@@ -291,9 +291,9 @@ export class ResourceCache {
   }
 
   /**
-   * The seller's approved items as a JSON array, newest first; undefined when there are none.
-   * A list that fits one page of the store's query is kept whole (and cached); a longer one is
-   * given as chunks, serialised page by page while they are sent, so a seller with tens of
+   * The seller's approved items, newest first; undefined when there are none. A list that fits one
+   * page of the store's query comes as its whole answer in `variant` (cached); a longer one as the
+   * JSON array's chunks, serialised page by page while they are sent, so a seller with tens of
    * thousands of items never has all its rows, nor all its text, in memory at once.
    */
   async approvedItems(username: string, variant: VariantRuntime): Promise<Buffer | AsyncIterable<string> | undefined> {

@@ -398,6 +398,13 @@ describe.runIf(TEST_REDIS_URL !== undefined)('two instances on one Redis enforce
 });
 
 describe.runIf(TEST_REDIS_URL !== undefined)('Redis going away and coming back', () => {
+  // The shipped budgets over day-long windows: counts taken a minute apart would otherwise land in
+  // two windows whenever a run straddles a minute's turn (seen once in CI).
+  const limits = {
+    clientFailures: { max: 1_000, windowSeconds: DAY },
+    keyClientFailures: { max: 1_000, windowSeconds: DAY },
+    keyRequests: { max: 30_000, windowSeconds: DAY },
+  };
   let own: OwnRedis | undefined;
   let t: TestApp | undefined;
   afterAll(async () => {
@@ -409,7 +416,11 @@ describe.runIf(TEST_REDIS_URL !== undefined)('Redis going away and coming back',
     const port = await freePort();
     own = await startOwnRedis(port);
     const prefix = randomRedisPrefix();
-    t = await createTestApp({ lines: ALL_LINES, env: { REDIS_URL: own.url, REDIS_KEY_PREFIX: prefix } });
+    t = await createTestApp({
+      configFile: { limits },
+      lines: ALL_LINES,
+      env: { REDIS_URL: own.url, REDIS_KEY_PREFIX: prefix },
+    });
     const app = t;
     await logLine(app, SHARED);
     const variant = VARIANTS[0];
@@ -450,6 +461,7 @@ describe.runIf(TEST_REDIS_URL !== undefined)('Redis going away and coming back',
     const port = await freePort();
     const frozen = await startOwnRedis(port);
     const app = await createTestApp({
+      configFile: { limits },
       lines: ALL_LINES,
       env: { REDIS_URL: frozen.url, REDIS_KEY_PREFIX: randomRedisPrefix() },
     });

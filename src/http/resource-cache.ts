@@ -291,10 +291,10 @@ export class ResourceCache {
   }
 
   /**
-   * The seller's approved items, newest first; undefined when there are none. A list that fits one
-   * page of the store's query comes as its whole answer in `variant` (cached); a longer one as the
-   * JSON array's chunks, serialised page by page while they are sent, so a seller with tens of
-   * thousands of items never has all its rows, nor all its text, in memory at once.
+   * The answer listing the seller's approved items in `variant`, newest first; undefined when there
+   * are none. A list that fits one page of the store's query comes whole (and cached); a longer one
+   * as chunks, serialised page by page while they are sent, so a seller with tens of thousands of
+   * items never has all its rows, nor all its text, in memory at once.
    */
   async approvedItems(username: string, variant: VariantRuntime): Promise<Buffer | AsyncIterable<string> | undefined> {
     const key = `${variant.index}\u0000${username}`;
@@ -312,7 +312,7 @@ export class ResourceCache {
       if (generation === this.generation) this.itemLists.set(key, answer);
       return answer || undefined;
     }
-    return this.streamItems(username, variant, first);
+    return variant.okChunks(ITEMS_HEAD, this.streamItems(username, variant, first));
   }
 
   private async *streamItems(username: string, variant: VariantRuntime, first: ListedItem[]): AsyncGenerator<string> {

@@ -89,10 +89,8 @@ export function createApiLimits(limits: Limits, config: LimitsConfig): ApiLimits
     admitAccount(request, username) {
       request.limitsAccount = username;
       const id = keyClient(request, username);
-      if (keyClientFailures.retryAfter(id) > 0) {
-        const spent = keyClientFailures.state(id);
-        throw new TooManyRequestsError(spent?.resetSeconds ?? 1, spent);
-      }
+      const retryAfter = keyClientFailures.retryAfter(id);
+      if (retryAfter > 0) throw new TooManyRequestsError(retryAfter, keyClientFailures.state(id));
       const taken = keyRequests.take(username);
       request.limitsState = taken;
       if (taken && taken.retryAfter > 0) throw new TooManyRequestsError(taken.retryAfter, taken);

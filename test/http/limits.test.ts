@@ -1,6 +1,7 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { defaultConfigFile } from '../../src/config.js';
 import { createTestApp, TEST_STORES, type TestApp, type TestVariant, VARIANTS } from '../helpers/test-app.js';
 import { freePort, type OwnRedis, randomRedisPrefix, startOwnRedis, TEST_REDIS_URL } from '../helpers/test-redis.js';
 import { ALL_LINES, KEYS, UNKNOWN_KEY } from './fixtures.js';
@@ -400,11 +401,9 @@ describe.runIf(TEST_REDIS_URL !== undefined)('two instances on one Redis enforce
 describe.runIf(TEST_REDIS_URL !== undefined)('Redis going away and coming back', () => {
   // The shipped budgets over day-long windows: counts taken a minute apart would otherwise land in
   // two windows whenever a run straddles a minute's turn (seen once in CI).
-  const limits = {
-    clientFailures: { max: 1_000, windowSeconds: DAY },
-    keyClientFailures: { max: 1_000, windowSeconds: DAY },
-    keyRequests: { max: 30_000, windowSeconds: DAY },
-  };
+  const limits = Object.fromEntries(
+    Object.entries(defaultConfigFile.limits).map(([name, budget]) => [name, { ...budget, windowSeconds: DAY }]),
+  );
   let own: OwnRedis | undefined;
   let t: TestApp | undefined;
   afterAll(async () => {

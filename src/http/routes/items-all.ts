@@ -10,9 +10,8 @@ export const itemsAll: Endpoint = {
     const { cache } = context;
     const apiKey = apiKeyParam(request, undefined, variant.config.texts);
     const account = await authenticate(request, context, apiKey);
-    const items = await cache.approvedItems(account.username, variant);
-    if (items === undefined) throw ApiError.of('noItems');
-    // A short list comes as its whole answer, a long one as the items to wrap.
-    return Buffer.isBuffer(items) ? items : variant.okChunks('"items":', items);
+    const answer = await cache.approvedItems(account.username, variant);
+    if (answer === undefined) throw ApiError.of('noItems');
+    return answer;
   },
 };

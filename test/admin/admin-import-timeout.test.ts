@@ -2,31 +2,22 @@ import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { answerTo } from '../helpers/http-answer.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { accountLine, itemLine, purchaseLine } from '../importer/import-fixtures.js';
 
 const TOKEN = 'admin-token-0123456789abcdef';
 
 /** POSTs `pieces` one at a time, `gapMs` apart: an upload slower than the server's request timeout. */
-function slowPost(port: number, path: string, headers: Record<string, string>, pieces: string[], gapMs: number) {
-  return new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const outgoing = request({ host: '127.0.0.1', port, method: 'POST', path, headers }, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => {
-        body += chunk;
-      });
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-    });
-    outgoing.on('error', reject);
-    (async () => {
-      for (const piece of pieces) {
-        outgoing.write(piece);
-        await delay(gapMs);
-      }
-      outgoing.end();
-    })().catch(reject);
-  });
+async function slowPost(port: number, path: string, headers: Record<string, string>, pieces: string[], gapMs: number) {
+  const outgoing = request({ host: '127.0.0.1', port, method: 'POST', path, headers });
+  const answer = answerTo(outgoing);
+  for (const piece of pieces) {
+    outgoing.write(piece);
+    await delay(gapMs);
+  }
+  outgoing.end();
+  return answer;
 }
 
 describe('an admin import slower to arrive than server.requestTimeoutSeconds', () => {

@@ -2,8 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import pg from 'pg';
+import { loadConfig } from '../../src/config.js';
+import { importNdjson } from '../../src/importer/import-ndjson.js';
+import { loadKeyMaterial } from '../../src/keys/key-material.js';
 import type { Dialect } from '../../src/store/dialect.js';
+import { openStore } from '../../src/store/open-store.js';
 import { withDefaultUser } from '../../src/store/postgres.js';
 
 /** The stores a suite can run on. */
@@ -93,4 +98,23 @@ export async function createTestDatabase(kind: StoreKind): Promise<TestDatabase>
       );
     },
   };
+}
+
+/** Imports one active account (username `w`) holding `apiKey` into `database`, as `accounts import` would. */
+export async function seedAccount(database: TestDatabase, apiKey: string): Promise<void> {
+  const config = loadConfig(database.env);
+  const store = await openStore(config.store);
+  try {
+    const line = {
+      type: 'account',
+      username: 'w',
+      email: 'w@example.com',
+      api_key: apiKey,
+      registered_at: '2024-01-01T00:00:00Z',
+    };
+    const result = await importNdjson(store, loadKeyMaterial(config), Readable.from([JSON.stringify(line)]));
+    if (!result.ok) throw new Error(`seeding the account failed: ${JSON.stringify(result)}`);
+  } finally {
+    await store.close();
+  }
 }

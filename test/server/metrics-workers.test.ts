@@ -1,12 +1,8 @@
 import { request } from 'node:http';
-import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { importNdjson } from '../../src/importer/import-ndjson.js';
-import { loadKeyMaterial } from '../../src/keys/key-material.js';
-import { openStore } from '../../src/store/open-store.js';
+import { answerTo } from '../helpers/http-answer.js';
 import { cleanEnv, type Running, startNode } from '../helpers/processes.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
+import { createTestDatabase, seedAccount, type TestDatabase } from '../helpers/test-database.js';
 
 const KEY = 'metrics_workers_key_0123456789';
 const TOKEN = 'admin-token-0123456789abcdef';
@@ -20,18 +16,10 @@ afterAll(async () => {
 
 /** A request on a connection of its own, so the primary hands each to the workers in turn. */
 function send(port: number, method: string, path: string, headers: Record<string, string> = {}) {
-  return new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const outgoing = request({ host: '127.0.0.1', port, method, path, headers, agent: false }, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => {
-        body += chunk;
-      });
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-    });
-    outgoing.on('error', reject);
-    outgoing.end();
-  });
+  const outgoing = request({ host: '127.0.0.1', port, method, path, headers, agent: false });
+  const answer = answerTo(outgoing);
+  outgoing.end();
+  return answer;
 }
 
 function sample(text: string, series: string): number | undefined {
@@ -43,20 +31,7 @@ describe('metrics with WORKERS=2', () => {
   it('sums a known burst over both workers, on METRICS_PORT and on /admin/v1/metrics', async () => {
     const database = await createTestDatabase('sqlite');
     databases.push(database);
-    const config = loadConfig(database.env);
-    const store = await openStore(config.store);
-    try {
-      const line = {
-        type: 'account',
-        username: 'w',
-        email: 'w@example.com',
-        api_key: KEY,
-        registered_at: '2024-01-01T00:00:00Z',
-      };
-      expect((await importNdjson(store, loadKeyMaterial(config), Readable.from([JSON.stringify(line)]))).ok).toBe(true);
-    } finally {
-      await store.close();
-    }
+    await seedAccount(database, KEY);
     const server = startNode('src/main.ts', [], {
       cwd: database.dir,
       env: cleanEnv({

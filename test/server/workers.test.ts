@@ -3,14 +3,10 @@ import { mkdtempSync } from 'node:fs';
 import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { importNdjson } from '../../src/importer/import-ndjson.js';
-import { loadKeyMaterial } from '../../src/keys/key-material.js';
-import { openStore } from '../../src/store/open-store.js';
+import { answerTo, type HttpAnswer } from '../helpers/http-answer.js';
 import { cleanEnv, type Running, startNode } from '../helpers/processes.js';
-import { createTestDatabase, TEST_STORES, type TestDatabase } from '../helpers/test-database.js';
+import { createTestDatabase, seedAccount, TEST_STORES, type TestDatabase } from '../helpers/test-database.js';
 
 const KEY = 'workers_test_key_0123456789';
 const started: Running[] = [];
@@ -22,23 +18,9 @@ afterAll(async () => {
 });
 
 /** A GET on a connection of its own (fetch would keep one connection, and so one worker, for all). */
-function getOnNewConnection(
-  port: number,
-  path: string,
-  headers: Record<string, string>,
-): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const request = get({ host: '127.0.0.1', port, path, headers, agent: false }, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => {
-        body += chunk;
-      });
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-      response.on('error', reject);
-    });
-    request.on('error', reject);
-  });
+function getOnNewConnection(port: number, path: string, headers: Record<string, string>): Promise<HttpAnswer> {
+  // get() ends the request itself.
+  return answerTo(get({ host: '127.0.0.1', port, path, headers, agent: false }));
 }
 
 const count = (text: string, pattern: RegExp) => text.match(new RegExp(pattern, 'g'))?.length ?? 0;
@@ -53,20 +35,7 @@ describe.each(TEST_STORES)('WORKERS=2 (%s)', (kind) => {
   it('serves the port from two processes, and stops them all on SIGTERM with exit 0', async () => {
     const database = await createTestDatabase(kind);
     databases.push(database);
-    const config = loadConfig(database.env);
-    const store = await openStore(config.store);
-    try {
-      const line = {
-        type: 'account',
-        username: 'w',
-        email: 'w@example.com',
-        api_key: KEY,
-        registered_at: '2024-01-01T00:00:00Z',
-      };
-      expect((await importNdjson(store, loadKeyMaterial(config), Readable.from([JSON.stringify(line)]))).ok).toBe(true);
-    } finally {
-      await store.close();
-    }
+    await seedAccount(database, KEY);
 
     const server = startNode('src/main.ts', [], {
       cwd: database.dir,

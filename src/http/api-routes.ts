@@ -5,11 +5,11 @@ import { digestApiKey } from '../keys/api-keys.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { Store } from '../store/store.js';
-import { ApiError } from './api-error.js';
+import { createApiAnswerer } from './api-answer.js';
 import { BODY_LIMIT } from './body-limit.js';
 import type { Endpoint, EndpointContext } from './endpoint.js';
+import type { FastLane } from './fast-lane.js';
 import { parseMultipart } from './multipart-body.js';
-import { sendError, sendJson } from './reply.js';
 import { ResourceCache } from './resource-cache.js';
 import { endpoints } from './routes/index.js';
 import type { VariantResolver, VariantRuntime } from './variant-runtime.js';
@@ -20,6 +20,8 @@ export interface ApiRoutesOptions {
   readonly keys: KeyMaterial;
   readonly resolver: VariantResolver;
   readonly metrics: ServiceMetrics;
+  /** Opened here, with the same endpoints and answerer as the routes. */
+  readonly lane: FastLane;
 }
 
 /** JSON (Fastify's own), form and multipart bodies, nothing else (SPEC 2.1). */
@@ -32,17 +34,19 @@ async function registerBodyParsers(scope: FastifyInstance): Promise<void> {
 
 /**
  * The seller API (SPEC 2): each endpoint written once and registered under every variant's base,
- * behind the admission plugin's hook. Needs `error-handling` and `admission` registered first.
+ * behind the admission plugin's hook, and opened on the fast lane (which answers the requests it
+ * takes the same way, without Fastify's lifecycle). Needs `error-handling` and `admission`
+ * registered first.
  */
 export default async function apiRoutes(
   app: FastifyInstance,
-  { config, store, keys, resolver, metrics }: ApiRoutesOptions,
+  { config, store, keys, resolver, metrics, lane }: ApiRoutesOptions,
 ): Promise<void> {
   const cache = new ResourceCache(store, (apiKey) => digestApiKey(keys, apiKey), { metrics, support: config.support });
   const { admission } = app;
   const { apiLimits } = admission;
   const context: EndpointContext = { cache, limits: apiLimits, metrics };
-  const keyRefusals = metrics.limiter('key');
+  const answer = createApiAnswerer(context);
 
   const register = (scope: FastifyInstance, prefix: string, endpoint: Endpoint) =>
     scope.route({
@@ -51,18 +55,8 @@ export default async function apiRoutes(
       onRequest: admission.hookFor(prefix),
       handler: async (request, reply) => {
         request.handlerStarted = true;
-        const variant = request.variant as VariantRuntime;
-        cache.refresh();
-        try {
-          const body = await endpoint.handle(request, variant, context);
-          apiLimits.answered(request, reply);
-          return sendJson(reply, 200, body);
-        } catch (error) {
-          if (!(error instanceof ApiError)) throw error;
-          if (error.kind === 'tooManyRequests') keyRefusals.refused();
-          await apiLimits.failed(request, reply, error);
-          return sendError(reply, variant, error.kind, error.detail);
-        }
+        await answer(endpoint, request, reply, request.variant as VariantRuntime);
+        return reply;
       },
     });
 
@@ -76,4 +70,5 @@ export default async function apiRoutes(
     await registerBodyParsers(scope);
     for (const prefix of resolver.prefixes) for (const endpoint of withBody) register(scope, prefix, endpoint);
   });
+  lane.open({ endpoints, resolver, trustProxy: config.trustProxy, limits: apiLimits, answer, metrics, log: app.log });
 }

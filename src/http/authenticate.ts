@@ -1,5 +1,5 @@
-import type { FastifyRequest } from 'fastify';
 import { ApiError } from './api-error.js';
+import type { ApiRequest } from './api-request.js';
 import type { EndpointContext } from './endpoint.js';
 import type { CachedAccount } from './resource-cache.js';
 import type { VariantRuntime } from './variant-runtime.js';
@@ -13,7 +13,7 @@ import type { VariantRuntime } from './variant-runtime.js';
  * The account's budgets apply from here on: past one, a 429 (see ApiLimits.admitAccount).
  */
 export async function authenticate(
-  request: FastifyRequest,
+  request: ApiRequest,
   { cache, limits }: EndpointContext,
   apiKey: string,
   variant?: VariantRuntime,

@@ -1,6 +1,6 @@
-import type { FastifyRequest } from 'fastify';
 import type { ApiLimits } from '../limits/api-limits.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
+import type { ApiRequest } from './api-request.js';
 import type { AnswerBody } from './reply.js';
 import type { ResourceCache } from './resource-cache.js';
 import type { VariantRuntime } from './variant-runtime.js';
@@ -23,5 +23,5 @@ export interface Endpoint {
   readonly method: 'GET' | 'POST';
   /** Relative to the variant's base, such as `/api/items/all`. */
   readonly path: string;
-  handle(request: FastifyRequest, variant: VariantRuntime, context: EndpointContext): Promise<AnswerBody>;
+  handle(request: ApiRequest, variant: VariantRuntime, context: EndpointContext): Promise<AnswerBody>;
 }

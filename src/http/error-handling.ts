@@ -1,9 +1,9 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import { StoreUnavailableError } from '../store/store.js';
 import { ApiError } from './api-error.js';
-import { sendError } from './reply.js';
+import { type JsonReply, sendError } from './reply.js';
 import { answerUnrouted, variantOf } from './routing-errors.js';
 import type { VariantResolver, VariantRuntime } from './variant-runtime.js';
 
@@ -65,12 +65,7 @@ async function errorHandling(app: FastifyInstance, { resolver, metrics }: ErrorH
       if (error.kind === 'bodyTooLarge') reply.header('connection', 'close');
       return sendError(reply, variant, error.kind, error.detail);
     }
-    if (error instanceof StoreUnavailableError) {
-      metrics.storeError('unavailable');
-      request.log.error({ reqId: request.id, err: error.cause }, 'store unavailable');
-      return sendError(reply, variant, 'serviceUnavailable');
-    }
-    if (!request.handlerStarted) {
+    if (!request.handlerStarted && !(error instanceof StoreUnavailableError)) {
       if (error.code !== undefined && ABORTED_BODY.has(error.code) && request.raw.readableAborted) {
         // The client went away mid-body: nobody is left to answer.
         request.log.debug({ reqId: request.id, code: error.code }, 'request body aborted');
@@ -82,10 +77,34 @@ async function errorHandling(app: FastifyInstance, { resolver, metrics }: ErrorH
       if (error.statusCode !== undefined && error.statusCode < 500)
         return sendError(reply, variant, 'malformedRequest');
     }
-    metrics.storeError('other');
-    request.log.error({ reqId: request.id, err: error }, 'unexpected error');
-    return sendError(reply, variant, 'internal');
+    return answerServerError(error, { id: request.id, log: request.log, metrics, reply, variant });
   });
+}
+
+/** Where a failure of the service's own is answered, logged and counted. */
+export interface ServerErrorScene {
+  /** The request's id, for the log line. */
+  readonly id: string;
+  readonly log: FastifyBaseLogger;
+  readonly metrics: ServiceMetrics;
+  readonly reply: JsonReply;
+  readonly variant: VariantRuntime;
+}
+
+/**
+ * A failure that is not the client's: 503 when the store cannot be reached, else 500. The body
+ * says nothing internal; the log line says what happened, by request id. Shared by the error
+ * handler and the fast lane.
+ */
+export function answerServerError(error: unknown, { id, log, metrics, reply, variant }: ServerErrorScene): JsonReply {
+  if (error instanceof StoreUnavailableError) {
+    metrics.storeError('unavailable');
+    log.error({ reqId: id, err: error.cause }, 'store unavailable');
+    return sendError(reply, variant, 'serviceUnavailable');
+  }
+  metrics.storeError('other');
+  log.error({ reqId: id, err: error }, 'unexpected error');
+  return sendError(reply, variant, 'internal');
 }
 
 export default fastifyPlugin(errorHandling, { name: 'error-handling', fastify: '5.x' });

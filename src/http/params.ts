@@ -1,6 +1,6 @@
-import type { FastifyRequest } from 'fastify';
 import type { VariantTexts } from '../variants/variant-texts.js';
 import { ApiError } from './api-error.js';
+import type { ApiRequest } from './api-request.js';
 
 /**
  * Parameters as SPEC 2.1 and 2.2.1 say: from every transport, trimmed, empty counting as
@@ -75,7 +75,7 @@ export function requiredParam(name: string, sources: Sources, texts: VariantText
 const BEARER = /^Bearer\s+(.*)$/i;
 
 /** The key from `X-Api-Key`, `Authorization: Bearer`, the query string or the body. */
-export function apiKeyParam(request: FastifyRequest, body: unknown, texts: VariantTexts): string {
+export function apiKeyParam(request: ApiRequest, body: unknown, texts: VariantTexts): string {
   const { authorization } = request.headers;
   let found = readIn(undefined, request.headers['x-api-key'], 'api_key', texts);
   if (authorization !== undefined) found = readIn(found, BEARER.exec(authorization)?.[1], 'api_key', texts);

@@ -1,9 +1,18 @@
 import { Readable } from 'node:stream';
-import type { FastifyReply } from 'fastify';
 import { type ErrorKind, errorKinds } from '../variants/error-kinds.js';
 import type { VariantRuntime } from './variant-runtime.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * What an answer is written to: Fastify's reply, or the fast lane's (see fast-lane.ts). Header
+ * names are lower case, and setting one again replaces it.
+ */
+export interface JsonReply {
+  code(statusCode: number): JsonReply;
+  header(name: string, value: string | number): JsonReply;
+  send(payload: Buffer | Readable): JsonReply;
+}
 
 /** What an endpoint answers: the whole body as bytes, or as text chunks to stream. */
 export type AnswerBody = Buffer | AsyncIterable<string>;
@@ -12,7 +21,7 @@ export type AnswerBody = Buffer | AsyncIterable<string>;
  * Sends a JSON body with the headers every answer carries (SPEC 2.2 rule 5, and `nosniff` so that
  * no browser reads an answer as anything but JSON); chunks go out as they come (chunked).
  */
-export function sendJson(reply: FastifyReply, statusCode: number, body: AnswerBody): FastifyReply {
+export function sendJson(reply: JsonReply, statusCode: number, body: AnswerBody): JsonReply {
   reply
     .code(statusCode)
     .header('content-type', JSON_TYPE)
@@ -22,12 +31,7 @@ export function sendJson(reply: FastifyReply, statusCode: number, body: AnswerBo
 }
 
 /** Sends an error of the catalogue in the variant's envelope, its stable code in `X-Error-Code`. */
-export function sendError(
-  reply: FastifyReply,
-  variant: VariantRuntime,
-  kind: ErrorKind,
-  detail?: string,
-): FastifyReply {
+export function sendError(reply: JsonReply, variant: VariantRuntime, kind: ErrorKind, detail?: string): JsonReply {
   const { status, code } = errorKinds[kind];
   return sendJson(reply.header('x-error-code', code), status, variant.errorBody(kind, detail));
 }

@@ -1,6 +1,7 @@
-import type { Server } from 'node:http';
-import { type FastifyBaseLogger, type FastifyHttpOptions, LogController } from 'fastify';
+import { createServer, type Server } from 'node:http';
+import { type FastifyBaseLogger, type FastifyHttpOptions, type FastifyReply, LogController } from 'fastify';
 import { BODY_LIMIT } from './body-limit.js';
+import type { FastLane } from './fast-lane.js';
 import { sendError } from './reply.js';
 import { requestIdOf } from './request-id.js';
 import { answerClientError, variantOf } from './routing-errors.js';
@@ -9,14 +10,22 @@ import type { VariantResolver } from './variant-runtime.js';
 /**
  * The Fastify options the app is built with: only what can be given at construction (logging,
  * routing, the raw-socket and routing error handlers). Timeouts and limits are the admission
- * plugin's, which sets them on the server it is registered on.
+ * plugin's, which sets them on the server it is registered on. The server offers each request to
+ * the fast lane first (see fast-lane.ts); what the lane does not take is Fastify's.
  */
 export function createServerOptions(
   logger: FastifyBaseLogger,
   resolver: VariantResolver,
   trustProxy: readonly string[],
+  lane: FastLane,
 ): FastifyHttpOptions<Server> {
   return {
+    // Node would answer an HTTP/1.1 request without Host itself, with an empty 400: the
+    // error-handling plugin answers it in the contract's envelope instead.
+    serverFactory: (fastify) =>
+      createServer({ requireHostHeader: false }, (request, response) => {
+        if (!lane.take(request, response)) fastify(request, response);
+      }),
     loggerInstance: logger,
     // `request.ip` is the client that the listed proxies (config trustProxy) saw, else the peer.
     trustProxy: trustProxy.length > 0 ? [...trustProxy] : false,
@@ -26,9 +35,6 @@ export function createServerOptions(
     // share of a cheap request): the few lines written per request name their request id.
     childLoggerFactory: (rootLogger) => rootLogger,
     bodyLimit: BODY_LIMIT,
-    // Node would answer an HTTP/1.1 request without Host itself, with an empty 400: the
-    // error-handling plugin answers it in the contract's envelope instead.
-    http: { requireHostHeader: false },
     // The client's X-Request-Id when sane, else a new one (see request-id.ts).
     requestIdHeader: false,
     genReqId: requestIdOf,
@@ -39,7 +45,8 @@ export function createServerOptions(
     forceCloseConnections: 'idle',
     frameworkErrors: (_error, request, reply) => {
       // Raised before any hook runs: the request id is set here.
-      sendError(reply.header('x-request-id', request.id), variantOf(resolver, request), 'notFound');
+      // Typed for the route's generics, which a bad URL has none of.
+      sendError(reply.header('x-request-id', request.id) as FastifyReply, variantOf(resolver, request), 'notFound');
     },
     clientErrorHandler: (error, socket) => answerClientError(resolver, error, socket),
   };

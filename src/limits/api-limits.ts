@@ -1,17 +1,16 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { LimitsConfig } from '../config.js';
 import { ApiError } from '../http/api-error.js';
+import type { ApiRequest } from '../http/api-request.js';
+import type { JsonReply } from '../http/reply.js';
 import type { ErrorKind } from '../variants/error-kinds.js';
 import { clientIdOf } from './client-id.js';
 import type { BudgetState, Limits } from './limits.js';
 
 declare module 'fastify' {
+  /** Fastify's request carries the fields ApiRequest adds to it (decorated at admission). */
   interface FastifyRequest {
-    /** The id the client is counted under (clientIdOf), set at admission. */
     limitsClient: string;
-    /** The account the key named, once it did: its budgets apply from then on. */
     limitsAccount: string | undefined;
-    /** What the RateLimit-* headers show for this request. */
     limitsState: BudgetState | undefined;
   }
 }
@@ -49,19 +48,19 @@ export interface ApiLimits {
    * Admission, before the body is read: names the client, puts its failure budget on the
    * headers, and answers the seconds it must wait when that budget is spent (else 0).
    */
-  admitClient(request: FastifyRequest, reply: FastifyReply): number;
+  admitClient(request: ApiRequest, reply: JsonReply): number;
   /**
    * Once the key named an active account: takes one request from the key's budget. Throws a
    * TooManyRequestsError when that budget, or this client's failure budget for the key, is spent.
    */
-  admitAccount(request: FastifyRequest, username: string): void;
+  admitAccount(request: ApiRequest, username: string): void;
   /** Before a 200: the headers. Never waits. */
-  answered(request: FastifyRequest, reply: FastifyReply): void;
+  answered(request: ApiRequest, reply: JsonReply): void;
   /** Before an error answer: counts the failure when its kind counts (waiting for Redis), then the headers. */
-  failed(request: FastifyRequest, reply: FastifyReply, error: ApiError): Promise<void>;
+  failed(request: ApiRequest, reply: JsonReply, error: ApiError): Promise<void>;
 }
 
-export function setRateLimitHeaders(reply: FastifyReply, state: BudgetState | undefined): void {
+export function setRateLimitHeaders(reply: JsonReply, state: BudgetState | undefined): void {
   if (!state) return;
   reply.header('ratelimit-limit', state.limit);
   reply.header('ratelimit-remaining', state.remaining);
@@ -73,7 +72,7 @@ export function createApiLimits(limits: Limits, config: LimitsConfig): ApiLimits
   const keyClientFailures = limits.failureBudget('keyClientFailures', config.keyClientFailures);
   const keyRequests = limits.requestBudget('keyRequests', config.keyRequests);
   // A client id holds no space, so the first one splits this id: no two pairs share it.
-  const keyClient = (request: FastifyRequest, username: string) => `${request.limitsClient} ${username}`;
+  const keyClient = (request: ApiRequest, username: string) => `${request.limitsClient} ${username}`;
 
   return {
     admitClient(request, reply) {

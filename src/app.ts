@@ -41,6 +41,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const resolver = createVariantResolver(config.variants);
   const lane = new FastLane();
   const app = Fastify(createServerOptions(logger, resolver, config.trustProxy, lane));
+  app.decorate('fastLane', lane);
   await app.register(requestId);
   await app.register(errorHandling, { resolver, metrics });
   await app.register(admission, { config, resolver, metrics });

@@ -4,10 +4,11 @@ import type { Config } from '../config.js';
 import { type ApiLimits, createApiLimits } from '../limits/api-limits.js';
 import { createLimits, type Limits } from '../limits/limits.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
+import type { ApiRequest } from './api-request.js';
 import { BODY_LIMIT } from './body-limit.js';
-import { sendError } from './reply.js';
+import { type JsonReply, sendError } from './reply.js';
 import { variantOf } from './routing-errors.js';
-import type { VariantResolver } from './variant-runtime.js';
+import type { VariantResolver, VariantRuntime } from './variant-runtime.js';
 
 /** What the API routes ask of admission: a hook per route, and a word about each failure. */
 export interface Admission {
@@ -17,6 +18,12 @@ export interface Admission {
    * `request.routeOptions` builds an object on every read.
    */
   hookFor(prefix: string): (request: FastifyRequest, reply: FastifyReply, done: () => void) => void;
+  /**
+   * The client's failure budget, before the body is read: true when the client may go on (its
+   * budget on the headers); else the 429 is answered and counted, and false. The hook asks it, and
+   * so does the fast lane.
+   */
+  admitClient(request: ApiRequest, reply: JsonReply, variant: VariantRuntime): boolean;
   /** The API's budgets: the routes count failures and write the RateLimit-* headers with them. */
   readonly apiLimits: ApiLimits;
 }
@@ -73,6 +80,14 @@ async function admission(app: FastifyInstance, { config, resolver, metrics }: Ad
   const apiLimits = createApiLimits(limits, config.limits);
   const refusals = metrics.limiter('client');
 
+  const admitClient = (request: ApiRequest, reply: JsonReply, variant: VariantRuntime) => {
+    const retryAfter = apiLimits.admitClient(request, reply);
+    if (retryAfter === 0) return true;
+    refusals.refused();
+    sendError(reply.header('retry-after', String(retryAfter)), variant, 'tooManyRequests');
+    return false;
+  };
+
   app.decorate<Admission>('admission', {
     hookFor(prefix) {
       return (request, reply, done) => {
@@ -82,12 +97,7 @@ async function admission(app: FastifyInstance, { config, resolver, metrics }: Ad
           return;
         }
         request.variant = variant;
-        const retryAfter = apiLimits.admitClient(request, reply);
-        if (retryAfter > 0) {
-          refusals.refused();
-          sendError(reply.header('retry-after', String(retryAfter)), variant, 'tooManyRequests');
-          return;
-        }
+        if (!admitClient(request, reply, variant)) return;
         if (request.method === 'POST' && Number(request.headers['content-length'] ?? 0) > BODY_LIMIT) {
           // Closed rather than drained: reading a declared gigabyte to keep the socket is the attack.
           sendError(reply.header('connection', 'close'), variant, 'bodyTooLarge');
@@ -96,6 +106,7 @@ async function admission(app: FastifyInstance, { config, resolver, metrics }: Ad
         done();
       };
     },
+    admitClient,
     apiLimits,
   });
 }

@@ -70,5 +70,5 @@ export default async function apiRoutes(
     await registerBodyParsers(scope);
     for (const prefix of resolver.prefixes) for (const endpoint of withBody) register(scope, prefix, endpoint);
   });
-  lane.open({ endpoints, resolver, trustProxy: config.trustProxy, limits: apiLimits, answer, metrics, log: app.log });
+  lane.open({ endpoints, resolver, trustProxy: config.trustProxy, admission, answer, metrics, log: app.log });
 }

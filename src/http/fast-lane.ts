@@ -6,9 +6,9 @@ import { parse as parseQuery } from 'fast-querystring';
 import type { FastifyBaseLogger } from 'fastify';
 
 import secureJsonParse from 'secure-json-parse';
-import type { ApiLimits } from '../limits/api-limits.js';
 import type { BudgetState } from '../limits/limits.js';
-import type { LimiterMetrics, RouteMetrics, ServiceMetrics } from '../metrics/service-metrics.js';
+import type { RouteMetrics, ServiceMetrics } from '../metrics/service-metrics.js';
+import type { Admission } from './admission.js';
 import type { AnswerApiRequest } from './api-answer.js';
 import type { ApiRequest } from './api-request.js';
 import { BODY_LIMIT } from './body-limit.js';
@@ -35,7 +35,8 @@ export interface FastLaneOptions {
   readonly resolver: VariantResolver;
   /** The app's trustProxy: which peers' X-Forwarded-For names the client. */
   readonly trustProxy: readonly string[];
-  readonly limits: ApiLimits;
+  /** Who gets in: the client's budget, as the routes' hook asks it. */
+  readonly admission: Admission;
   readonly answer: AnswerApiRequest;
   readonly metrics: ServiceMetrics;
   readonly log: FastifyBaseLogger;
@@ -143,7 +144,6 @@ export class FastLane {
   private readonly gets = new Map<string, LaneRoute>();
   private readonly posts = new Map<string, LaneRoute>();
   private trusted: ((address: string, hop: number) => boolean) | undefined;
-  private refusals: LimiterMetrics | undefined;
 
   /** Starts taking requests for these endpoints under every variant base. */
   open(options: FastLaneOptions): void {
@@ -159,7 +159,6 @@ export class FastLane {
       }
     }
     this.trusted = trustProxy.length > 0 ? proxyAddr.compile([...trustProxy]) : undefined;
-    this.refusals = options.metrics.limiter('client');
     this.options = options;
   }
 
@@ -198,12 +197,7 @@ export class FastLane {
     const request = new LaneRequest(requestIdOf(req), headers, query, this.clientAddress(req));
     const sent: LaneSent = { lane: this, route, variant, started, requestId: request.id, log: options.log };
     const reply = new LaneReply(res, sent).header('x-request-id', request.id);
-    const retryAfter = options.limits.admitClient(request, reply);
-    if (retryAfter > 0) {
-      this.refusals?.refused();
-      sendError(reply.header('retry-after', String(retryAfter)), variant, 'tooManyRequests');
-      return true;
-    }
+    if (!options.admission.admitClient(request, reply, variant)) return true;
     if (isGet) {
       this.answer(route, request, reply, variant);
       return true;

@@ -1,8 +1,9 @@
-import type { ClientRequest } from 'node:http';
+import type { ClientRequest, IncomingHttpHeaders } from 'node:http';
 
-/** What a server answered: the status and the whole body as text. */
+/** What a server answered: the status, the headers and the whole body as text. */
 export interface HttpAnswer {
   readonly status: number;
+  readonly headers: IncomingHttpHeaders;
   readonly body: string;
 }
 
@@ -18,7 +19,7 @@ export function answerTo(outgoing: ClientRequest): Promise<HttpAnswer> {
       response.on('data', (chunk: string) => {
         body += chunk;
       });
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
       response.on('error', reject);
     });
     outgoing.on('error', reject);

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { createLogger } from '../../src/logging.js';
+import { answerTo } from '../helpers/http-answer.js';
 import { createTestApp, TEST_STORES, type TestApp, VARIANTS } from '../helpers/test-app.js';
 import { ALL_LINES, KEYS, LONGEST_CODE, UNKNOWN_KEY } from './fixtures.js';
 
@@ -54,24 +55,14 @@ function comparable(headers: Record<string, string | string[] | number | undefin
 }
 
 /** One request over a real socket, headers exactly as given (and Host). */
-function overSocket(port: number, ask: Ask): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const headers = { ...ask.headers };
-    if (ask.body !== undefined) headers['content-length'] = String(Buffer.byteLength(ask.body));
-    const req = httpRequest({ host: '127.0.0.1', port, method: ask.method, path: ask.url, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () =>
-        resolve({
-          status: res.statusCode as number,
-          headers: comparable(res.headers),
-          body: Buffer.concat(chunks).toString('utf8'),
-        }),
-      );
-    });
-    req.on('error', reject);
-    req.end(ask.body);
-  });
+async function overSocket(port: number, ask: Ask): Promise<Answer> {
+  const headers = { ...ask.headers };
+  if (ask.body !== undefined) headers['content-length'] = String(Buffer.byteLength(ask.body));
+  const outgoing = httpRequest({ host: '127.0.0.1', port, method: ask.method, path: ask.url, headers });
+  const answer = answerTo(outgoing);
+  outgoing.end(ask.body);
+  const { status, headers: answered, body } = await answer;
+  return { status, headers: comparable(answered), body };
 }
 
 async function overInject(app: FastifyInstance, port: number, ask: Ask): Promise<Answer> {
@@ -204,86 +195,104 @@ function asks(behindProxy: boolean): Ask[] {
   return forwarded;
 }
 
+/**
+ * Budgets no case spends, and failure budgets the cases spend part-way: the client's is refused at
+ * admission, the key and client's in the endpoint (where a spent key's request budget is refused too).
+ */
+const BUDGETS = {
+  ample: { clientFailures: 10_000, keyClientFailures: 10_000, keyRequests: 10_000 },
+  spent: { clientFailures: 4, keyClientFailures: 3, keyRequests: 10_000 },
+};
 const SETTINGS = TEST_STORES.flatMap((kind) => [
-  { kind, behindProxy: false },
-  { kind, behindProxy: true },
+  { kind, behindProxy: false, budgets: 'ample' as const },
+  { kind, behindProxy: true, budgets: 'ample' as const },
+  { kind, behindProxy: false, budgets: 'spent' as const },
 ]);
 
-describe.each(SETTINGS)('$kind store, behind a proxy: $behindProxy', ({ kind, behindProxy }) => {
-  let t: TestApp;
-  let twin: FastifyInstance;
-  let port: number;
-  const twinLog: string[] = [];
+describe.each(SETTINGS)(
+  '$kind store, behind a proxy: $behindProxy, budgets: $budgets',
+  ({ kind, behindProxy, budgets }) => {
+    let t: TestApp;
+    let twin: FastifyInstance;
+    let port: number;
+    const twinLog: string[] = [];
 
-  beforeAll(async () => {
-    // At info, not debug: at debug the access log is Fastify's, and the lane stays shut.
-    const configFile = {
-      limits: {
-        clientFailures: { max: 10_000, windowSeconds: DAY },
-        keyClientFailures: { max: 10_000, windowSeconds: DAY },
-        keyRequests: { max: 10_000, windowSeconds: DAY },
-      },
-      trustProxy: behindProxy ? ['loopback'] : [],
-    };
-    t = await createTestApp(kind, { lines: ALL_LINES, logLevel: 'info', configFile, env: { ADMIN_TOKEN: TOKEN } });
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        twinLog.push(String(chunk));
-        done();
-      },
+    beforeAll(async () => {
+      // At info, not debug: at debug the access log is Fastify's, and the lane stays shut.
+      const configFile = {
+        limits: {
+          clientFailures: { max: BUDGETS[budgets].clientFailures, windowSeconds: DAY },
+          keyClientFailures: { max: BUDGETS[budgets].keyClientFailures, windowSeconds: DAY },
+          keyRequests: { max: BUDGETS[budgets].keyRequests, windowSeconds: DAY },
+        },
+        trustProxy: behindProxy ? ['loopback'] : [],
+      };
+      t = await createTestApp(kind, { lines: ALL_LINES, logLevel: 'info', configFile, env: { ADMIN_TOKEN: TOKEN } });
+      const sink = new Writable({
+        write(chunk, _encoding, done) {
+          twinLog.push(String(chunk));
+          done();
+        },
+      });
+      twin = await buildApp({ config: t.config, store: t.store, keys: t.keys, logger: createLogger('info', sink) });
+      const address = await t.app.listen({ host: '127.0.0.1', port: 0 });
+      port = Number(new URL(address).port);
     });
-    twin = await buildApp({ config: t.config, store: t.store, keys: t.keys, logger: createLogger('info', sink) });
-    const address = await t.app.listen({ host: '127.0.0.1', port: 0 });
-    port = Number(new URL(address).port);
-  });
-  afterAll(async () => {
-    await twin.close();
-    await t.close();
-  });
+    afterAll(async () => {
+      await twin.close();
+      await t.close();
+    });
 
-  it('answers every case exactly as Fastify does, and takes exactly the plain API requests', async () => {
-    const cases = asks(behindProxy);
-    for (const ask of cases) {
-      const before = t.app.fastLane.taken;
-      const laneAnswer = await overSocket(port, ask);
-      expect({ case: ask.name, taken: t.app.fastLane.taken - before }).toEqual({
-        case: ask.name,
-        taken: ask.lane ? 1 : 0,
-      });
-      const fastifyAnswer = await overInject(twin, port, ask);
-      const requestId = laneAnswer.headers['x-request-id'];
-      if (ask.headers?.['x-request-id'] === 'req-1') {
-        expect(requestId).toBe('req-1');
-      } else {
-        // A new id each time: each side's own, a UUID.
-        expect(requestId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-        fastifyAnswer.headers['x-request-id'] = requestId as string;
+    it('answers every case exactly as Fastify does, and takes exactly the plain API requests', async () => {
+      const cases = asks(behindProxy);
+      const refused: string[] = [];
+      for (const ask of cases) {
+        const before = t.app.fastLane.taken;
+        const laneAnswer = await overSocket(port, ask);
+        expect({ case: ask.name, taken: t.app.fastLane.taken - before }).toEqual({
+          case: ask.name,
+          taken: ask.lane ? 1 : 0,
+        });
+        const fastifyAnswer = await overInject(twin, port, ask);
+        const requestId = laneAnswer.headers['x-request-id'];
+        if (ask.headers?.['x-request-id'] === 'req-1') {
+          expect(requestId).toBe('req-1');
+        } else {
+          // A new id each time: each side's own, a UUID.
+          expect(requestId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+          fastifyAnswer.headers['x-request-id'] = requestId as string;
+        }
+        // Seconds to the window's end, read by each side as it answers: the two reads may straddle a second.
+        for (const name of ['ratelimit-reset', 'retry-after']) {
+          const [lane, fastify] = [Number(laneAnswer.headers[name]), Number(fastifyAnswer.headers[name])];
+          if (Math.abs(lane - fastify) === 1) fastifyAnswer.headers[name] = String(lane);
+        }
+        expect({ case: ask.name, ...laneAnswer }).toEqual({ case: ask.name, ...fastifyAnswer });
+        if (laneAnswer.status === 429) refused.push(laneAnswer.headers['ratelimit-limit'] as string);
       }
-      // Seconds to the window's end, read by each side as it answers: the two reads may straddle a second.
-      for (const name of ['ratelimit-reset', 'retry-after']) {
-        const [lane, fastify] = [Number(laneAnswer.headers[name]), Number(fastifyAnswer.headers[name])];
-        if (Math.abs(lane - fastify) === 1) fastifyAnswer.headers[name] = String(lane);
-      }
-      expect({ case: ask.name, ...laneAnswer }).toEqual({ case: ask.name, ...fastifyAnswer });
-    }
-    expect(twin.fastLane.taken).toBe(0);
-    expect(cases.filter((ask) => ask.lane).length).toBeGreaterThan(100);
-  });
+      // Spent budgets: both failure budgets refused, each by its own limit.
+      expect(new Set(refused)).toEqual(budgets === 'spent' ? new Set(['3', '4']) : new Set());
+      expect(twin.fastLane.taken).toBe(0);
+      // Neither side met anything it had to log as an error.
+      expect([...t.logs, ...twinLog].filter((line) => JSON.parse(line).level >= 50)).toEqual([]);
+      expect(cases.filter((ask) => ask.lane).length).toBeGreaterThan(100);
+    });
 
-  it('counts what it answered in the same metrics as the Fastify routes (after the cases above)', async () => {
-    const counters = async (app: FastifyInstance) => {
-      const response = await app.inject({
-        method: 'GET',
-        url: '/admin/v1/metrics',
-        headers: { authorization: `Bearer ${TOKEN}` },
-      });
-      expect(response.statusCode).toBe(200);
-      return response.body
-        .split('\n')
-        .filter((line) => COUNTERS.some((name) => line.startsWith(`${name}{`)) && !line.includes('/admin/'));
-    };
-    const laneCounters = await counters(t.app);
-    expect(laneCounters.some((line) => line.includes('endpoint="/api/purchases/validation"'))).toBe(true);
-    expect(laneCounters).toEqual(await counters(twin));
-  });
-});
+    it('counts what it answered in the same metrics as the Fastify routes (after the cases above)', async () => {
+      const counters = async (app: FastifyInstance) => {
+        const response = await app.inject({
+          method: 'GET',
+          url: '/admin/v1/metrics',
+          headers: { authorization: `Bearer ${TOKEN}` },
+        });
+        expect(response.statusCode).toBe(200);
+        return response.body
+          .split('\n')
+          .filter((line) => COUNTERS.some((name) => line.startsWith(`${name}{`)) && !line.includes('/admin/'));
+      };
+      const laneCounters = await counters(t.app);
+      expect(laneCounters.some((line) => line.includes('endpoint="/api/purchases/validation"'))).toBe(true);
+      expect(laneCounters).toEqual(await counters(twin));
+    });
+  },
+);

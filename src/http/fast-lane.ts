@@ -71,11 +71,22 @@ class LaneRequest implements ApiRequest {
 class LaneReply implements JsonReply {
   private statusCode = 200;
   private readonly headers: (string | number)[] = [];
+  private readonly started = performance.now();
 
   constructor(
     private readonly res: ServerResponse,
-    private readonly sent: LaneSent,
-  ) {}
+    private readonly route: LaneRoute,
+    private readonly variant: VariantRuntime,
+    private readonly requestId: string,
+    private readonly options: FastLaneOptions,
+  ) {
+    this.header('x-request-id', requestId);
+  }
+
+  /** Whether the answer's head is written: nothing can be answered on it any more. */
+  get sent(): boolean {
+    return this.res.headersSent;
+  }
 
   code(statusCode: number): this {
     this.statusCode = statusCode;
@@ -95,7 +106,7 @@ class LaneReply implements JsonReply {
   }
 
   send(payload: Buffer | Readable): this {
-    const { res, headers, sent } = this;
+    const { res, headers } = this;
     if (Buffer.isBuffer(payload)) {
       headers.push('content-length', payload.length);
       res.writeHead(this.statusCode, headers);
@@ -104,22 +115,24 @@ class LaneReply implements JsonReply {
       res.writeHead(this.statusCode, headers);
       pipeline(payload, res, (error) => {
         // The headers are gone: pipeline closes the connection, and the client sees a cut answer.
-        if (error) sent.log.warn({ reqId: sent.requestId, err: error }, 'answer stream failed');
+        if (error) this.options.log.warn({ reqId: this.requestId, err: error }, 'answer stream failed');
       });
     }
-    sent.lane.record(sent, this.statusCode);
+    this.record();
     return this;
   }
-}
 
-/** What the lane notes of an answer once it is sent: its route, variant and time, for the metrics. */
-interface LaneSent {
-  readonly lane: FastLane;
-  readonly route: LaneRoute;
-  readonly variant: VariantRuntime;
-  readonly started: number;
-  readonly requestId: string;
-  readonly log: FastifyBaseLogger;
+  /** What the request-metrics plugin records for a Fastify route: the endpoint's path, the variant, status and time. */
+  private record(): void {
+    const { recorders, endpoint } = this.route;
+    const { variant } = this;
+    let recorder = recorders[variant.index];
+    if (recorder === undefined) {
+      recorder = this.options.metrics.route(endpoint.path, variant.config.lang);
+      recorders[variant.index] = recorder;
+    }
+    recorder.observe(this.statusCode, (performance.now() - this.started) / 1000);
+  }
 }
 
 /**
@@ -192,11 +205,10 @@ export class FastLane {
     if (variant === undefined) return false;
 
     this.taken++;
-    const started = performance.now();
+    const id = requestIdOf(req);
+    const reply = new LaneReply(res, route, variant, id, options);
     const query = queryAt === -1 || queryAt === url.length - 1 ? {} : parseQuery(url.slice(queryAt + 1));
-    const request = new LaneRequest(requestIdOf(req), headers, query, this.clientAddress(req));
-    const sent: LaneSent = { lane: this, route, variant, started, requestId: request.id, log: options.log };
-    const reply = new LaneReply(res, sent).header('x-request-id', request.id);
+    const request = new LaneRequest(id, headers, query, this.clientAddress(req));
     if (!options.admission.admitClient(request, reply, variant)) return true;
     if (isGet) {
       this.answer(route, request, reply, variant);
@@ -228,7 +240,10 @@ export class FastLane {
   private answer(route: LaneRoute, request: LaneRequest, reply: LaneReply, variant: VariantRuntime): void {
     const options = this.options as FastLaneOptions;
     options.answer(route.endpoint, request, reply, variant).catch((error: unknown) => {
-      answerServerError(error, { id: request.id, log: options.log, metrics: options.metrics, reply, variant });
+      // Fastify logs what fails once an answer is on its way; the lane must not let it escape
+      // either (an unhandled rejection ends the process).
+      if (reply.sent) options.log.error({ reqId: request.id, err: error }, 'failed after answering');
+      else answerServerError(error, { id: request.id, log: options.log, metrics: options.metrics, reply, variant });
     });
   }
 
@@ -237,16 +252,5 @@ export class FastLane {
     if (this.trusted === undefined) return req.socket.remoteAddress;
     const addresses = proxyAddr.all(req, this.trusted);
     return addresses[addresses.length - 1];
-  }
-
-  /** What the request-metrics plugin records for a Fastify route: the endpoint's path, the variant, status and time. */
-  record({ route, variant, started }: LaneSent, statusCode: number): void {
-    const { recorders } = route;
-    let recorder = recorders[variant.index];
-    if (recorder === undefined) {
-      recorder = (this.options as FastLaneOptions).metrics.route(route.endpoint.path, variant.config.lang);
-      recorders[variant.index] = recorder;
-    }
-    recorder.observe(statusCode, (performance.now() - started) / 1000);
   }
 }

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { createLogger } from '../../src/logging.js';
+import { type Store, StoreUnavailableError } from '../../src/store/store.js';
 import { answerTo } from '../helpers/http-answer.js';
 import { createTestApp, TEST_STORES, type TestApp, VARIANTS } from '../helpers/test-app.js';
 import { ALL_LINES, KEYS, LONGEST_CODE, UNKNOWN_KEY } from './fixtures.js';
@@ -78,6 +79,20 @@ async function overInject(app: FastifyInstance, port: number, ask: Ask): Promise
 
 const json = { 'content-type': 'application/json' };
 
+/** The store as both apps see it: two purchase codes whose lookup fails (unreachable, and broken). */
+function failingOn(store: Store): Store {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      if (property !== 'purchase') return Reflect.get(target, property, receiver);
+      return (codeKey: string) => {
+        if (codeKey === 'store-down-1') return Promise.reject(new StoreUnavailableError());
+        if (codeKey === 'store-broken-1') return Promise.reject(new Error('broken row'));
+        return target.purchase(codeKey);
+      };
+    },
+  });
+}
+
 /** The contract's cases for every endpoint and variant, and a few the lane must leave to Fastify. */
 function asks(behindProxy: boolean): Ask[] {
   const list: Ask[] = [];
@@ -135,6 +150,8 @@ function asks(behindProxy: boolean): Ask[] {
     ]) {
       post(JSON.stringify({ purchase_code: code }), `code ${JSON.stringify(code)}`);
     }
+    post(JSON.stringify({ purchase_code: 'STORE-DOWN-1' }), 'store unavailable');
+    post(JSON.stringify({ purchase_code: 'STORE-BROKEN-1' }), 'store broken');
     post(JSON.stringify({ purchase_code: 12345 }), 'code as a number');
     post(JSON.stringify({ purchase_code: ['BOB-0001'] }), 'code in an array');
     post(JSON.stringify({ purchase_code: { a: 1 } }), 'code as an object');
@@ -227,14 +244,25 @@ describe.each(SETTINGS)(
         },
         trustProxy: behindProxy ? ['loopback'] : [],
       };
-      t = await createTestApp(kind, { lines: ALL_LINES, logLevel: 'info', configFile, env: { ADMIN_TOKEN: TOKEN } });
+      t = await createTestApp(kind, {
+        lines: ALL_LINES,
+        logLevel: 'info',
+        configFile,
+        env: { ADMIN_TOKEN: TOKEN },
+        wrapStore: failingOn,
+      });
       const sink = new Writable({
         write(chunk, _encoding, done) {
           twinLog.push(String(chunk));
           done();
         },
       });
-      twin = await buildApp({ config: t.config, store: t.store, keys: t.keys, logger: createLogger('info', sink) });
+      twin = await buildApp({
+        config: t.config,
+        store: failingOn(t.store),
+        keys: t.keys,
+        logger: createLogger('info', sink),
+      });
       const address = await t.app.listen({ host: '127.0.0.1', port: 0 });
       port = Number(new URL(address).port);
     });
@@ -273,8 +301,22 @@ describe.each(SETTINGS)(
       // Spent budgets: both failure budgets refused, each by its own limit.
       expect(new Set(refused)).toEqual(budgets === 'spent' ? new Set(['3', '4']) : new Set());
       expect(twin.fastLane.taken).toBe(0);
-      // Neither side met anything it had to log as an error.
-      expect([...t.logs, ...twinLog].filter((line) => JSON.parse(line).level >= 50)).toEqual([]);
+      // Both sides logged the same failures of the store's, and only those (with spent budgets some
+      // of those asks are refused before the store is reached).
+      const errors = (lines: readonly string[]) =>
+        lines
+          .map((line) => JSON.parse(line))
+          .filter((entry) => entry.level >= 50)
+          .map((entry) => entry.msg);
+      expect(errors(t.logs)).toEqual(errors(twinLog));
+      if (budgets === 'ample') {
+        expect(errors(t.logs)).toEqual([
+          'store unavailable',
+          'unexpected error',
+          'store unavailable',
+          'unexpected error',
+        ]);
+      }
       expect(cases.filter((ask) => ask.lane).length).toBeGreaterThan(100);
     });
 

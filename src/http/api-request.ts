@@ -7,7 +7,6 @@ import type { BudgetState } from '../limits/limits.js';
  * run the same endpoint code.
  */
 export interface ApiRequest {
-  readonly id: string;
   readonly headers: IncomingHttpHeaders;
   readonly query: unknown;
   readonly body: unknown;

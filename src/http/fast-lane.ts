@@ -140,7 +140,7 @@ class LaneReply implements JsonReply {
  *
  * Validation is what sellers' software calls on every install, and on these machines Fastify's
  * lifecycle (routing, request and reply objects, hooks, the body parser's plumbing, the reply's
- * header handling) cost as much a request as the API's work itself. The lane takes only requests
+ * header handling) cost as much per request as the API's work itself. The lane takes only requests
  * whose handling it knows to the letter, by their first line and headers, before anything is
  * read: a GET or a JSON POST to an API path under a variant's base (trailing slash or not), with a
  * Host, no Expect, no chunked body and a declared length within the limit. It then runs what the

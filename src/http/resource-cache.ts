@@ -75,6 +75,14 @@ export const DEFAULT_CACHE_BUDGETS: CacheBudgets = {
  */
 export const NEGATIVE_CACHE_ENTRIES = 2_000;
 
+/**
+ * Unknown purchase codes remembered, at most (see ResourceCache): a code is at most 100
+ * characters, and an entry about 110 bytes for a code of the usual 36, so about 6 MB when full.
+ * Larger than the other negative caches because the codes of a popular item's pirated copies
+ * are many, and each copy asks again on every install.
+ */
+export const UNKNOWN_CODE_ENTRIES = 50_000;
+
 export interface ResourceCacheOptions {
   readonly budgets?: CacheBudgets;
   /** Where hits and misses are counted. */
@@ -131,8 +139,11 @@ function withJson<Entry extends { readonly json: readonly (Buffer | undefined)[]
  *
  * Purchases: a store holds far more than memory should, but one code is validated again and again
  * (every install, every licence check of the buyer's copy), so the recent ones are kept, each
- * with its item's owner and its whole answer. Only found purchases are: codes that do not exist
- * are what a guesser sends, and must not push out the real ones.
+ * with its item's owner and its whole answer. Codes that do not exist are remembered apart
+ * (UNKNOWN_CODE_ENTRIES), for the same reason as unknown keys: a made-up code shipped with
+ * copies of an item is asked again on every install of every copy, and each ask would cost a
+ * store query; a guesser's codes, each new, only churn that cache and never push out a real
+ * purchase (and the guesser's failure budget stops it).
  *
  * Answers are kept whole where a request asks for nothing else (an account's details, a
  * validation, a short list): a cached answer then costs no serialisation and no copy, and a
@@ -151,6 +162,7 @@ export class ResourceCache {
   private readonly missingItems = new LRUCache<number, true>({ max: NEGATIVE_CACHE_ENTRIES });
   private readonly itemLists: LRUCache<string, Buffer | false>;
   private readonly purchases: LRUCache<string, CachedPurchase>;
+  private readonly unknownCodes = new LRUCache<string, true>({ max: UNKNOWN_CODE_ENTRIES });
   private readonly keyHashPrefix = randomBytes(32).toString('hex');
   /** Counts the clearings: what a lookup read is kept only if none happened while it waited. */
   private generation = 0;
@@ -196,6 +208,7 @@ export class ResourceCache {
       this.missingItems.clear();
       this.itemLists.clear();
       this.purchases.clear();
+      this.unknownCodes.clear();
     }
   }
 
@@ -251,18 +264,25 @@ export class ResourceCache {
 
   /**
    * The purchase with this code key (see purchaseCodeKey), its item's owner, and, when it is active
-   * and its item exists, its validation answer in `variant`.
+   * and its item exists, its validation answer in `variant`. Unknown codes are remembered too.
    */
   async purchase(codeKey: string, variant: VariantRuntime): Promise<CachedPurchase | undefined> {
     const cached = this.purchases.get(codeKey);
-    if (cached !== undefined && (cached.json[variant.index] !== undefined || !answerable(cached))) {
+    if (
+      cached === undefined
+        ? this.unknownCodes.has(codeKey)
+        : cached.json[variant.index] !== undefined || !answerable(cached)
+    ) {
       this.counted.purchases.hit();
       return cached;
     }
     this.counted.purchases.miss();
     const generation = this.generation;
     const row = cached?.row ?? (await this.store.purchase(codeKey));
-    if (!row) return undefined;
+    if (!row) {
+      if (generation === this.generation) this.unknownCodes.set(codeKey, true);
+      return undefined;
+    }
     const item = await this.item(row.item_id, variant);
     const found = this.cachedPurchase(cached, row, item, variant);
     // The item was read after the purchase: both are of this generation only if no clearing came in between.

@@ -133,6 +133,20 @@ describe.each(TEST_STORES)('caches on %s stay fresh', (kind) => {
     expect((await validate(KEY)).statusCode).toBe(200);
   });
 
+  it('sees a code imported elsewhere at once (remembered unknown codes are dropped)', async () => {
+    const ask = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/purchases/validation',
+        headers: { 'x-api-key': KEY },
+        payload: { purchase_code: 'fresh-code-later' },
+      });
+    expect((await ask()).statusCode).toBe(404);
+    expect((await ask()).statusCode).toBe(404);
+    await importElsewhere([purchase({ code: 'FRESH-CODE-LATER' })]);
+    expect(await settledStatus(ask, 200)).toBe(200);
+  });
+
   it('sees an account suspended elsewhere at once', async () => {
     expect((await details(KEY)).statusCode).toBe(200);
     await importElsewhere([account({ status: 'suspended' })]);

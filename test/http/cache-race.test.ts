@@ -211,6 +211,19 @@ describe.each(TEST_STORES)('a lookup racing a change on %s', (kind) => {
     expect((await validate(SELLER_KEY)).statusCode).toBe(404);
   });
 
+  it('answers 200 to a code imported while its unknown lookup was in flight (no stale "unknown" either)', async () => {
+    const later = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/purchases/validation',
+        headers: { 'x-api-key': SELLER_KEY },
+        payload: { purchase_code: 'race-code-later' },
+      });
+    const inFlight = await raced('purchase', later, () => importElsewhere([purchase({ code: 'RACE-CODE-LATER' })]));
+    expect(inFlight.statusCode).toBe(404);
+    expect((await later()).statusCode).toBe(200);
+  });
+
   it('answers 200 to a key given while its unknown lookup was in flight (no stale "unknown" either)', async () => {
     const later = 'race-later-key-0123456789abcdef';
     const inFlight = await raced(

@@ -7,6 +7,7 @@ import { openStore } from '../../src/store/open-store.js';
 import { CHANGE_CHECK_INTERVAL_MS } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/store.js';
 import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
+import { accountLine, itemLine, purchaseLine } from './store-lines.js';
 
 /**
  * The app keeps accounts, items and recently validated purchases in memory. A change made through another handle on the same
@@ -15,37 +16,9 @@ import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js
  * PostgreSQL (whose change signal arrives shortly after the writer's commit, by LISTEN/NOTIFY).
  */
 const KEY = 'freshness-key-0123456789abcdef';
-const account = (fields: object = {}) => ({
-  type: 'account',
-  username: 'fresh',
-  email: 'fresh@example.com',
-  api_key: KEY,
-  registered_at: '2024-01-01T00:00:00Z',
-  ...fields,
-});
-const item = (fields: object = {}) => ({
-  type: 'item',
-  id: 501,
-  account: 'fresh',
-  name: 'First name',
-  version: '1.0.0',
-  preview_type: 'image',
-  thumbnail: 'https://cdn.example.com/t.png',
-  preview_image: 'https://cdn.example.com/p.png',
-  price: { regular: '10.00', extended: '20.00' },
-  status: 'approved',
-  published_at: '2024-01-02T00:00:00Z',
-  ...fields,
-});
-const purchase = (fields: object = {}) => ({
-  type: 'purchase',
-  code: 'FRESH-CODE-1',
-  item_id: 501,
-  license_type: 'regular',
-  price: '10.00',
-  date: '2024-01-03T00:00:00Z',
-  ...fields,
-});
+const account = (fields: object = {}) => accountLine('fresh', KEY, fields);
+const item = (fields: object = {}) => itemLine(501, 'fresh', { name: 'First name', ...fields });
+const purchase = (fields: object = {}) => purchaseLine('FRESH-CODE-1', 501, fields);
 
 describe.each(TEST_STORES)('caches on %s stay fresh', (kind) => {
   let t: TestApp;

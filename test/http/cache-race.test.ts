@@ -6,6 +6,7 @@ import { rotateKey } from '../../src/keys/account-keys.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
 import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
+import { accountLine, itemLine, purchaseLine } from './store-lines.js';
 
 /**
  * A lookup that misses the cache, waits on the store, and lands after the app heard of a change
@@ -76,36 +77,9 @@ class GatedStore {
   }
 }
 
-const account = (username: string, apiKey: string, fields: object = {}) => ({
-  type: 'account',
-  username,
-  email: `${username}@example.com`,
-  api_key: apiKey,
-  registered_at: '2024-01-01T00:00:00Z',
-  ...fields,
-});
-const ITEM = {
-  type: 'item',
-  id: 701,
-  account: 'seller',
-  name: 'Raced item',
-  version: '1.0.0',
-  preview_type: 'image',
-  thumbnail: 'https://cdn.example.com/t.png',
-  preview_image: 'https://cdn.example.com/p.png',
-  price: { regular: '10.00', extended: '20.00' },
-  status: 'approved',
-  published_at: '2024-01-02T00:00:00Z',
-};
-const purchase = (fields: object = {}) => ({
-  type: 'purchase',
-  code: 'RACE-CODE-1',
-  item_id: 701,
-  license_type: 'regular',
-  price: '10.00',
-  date: '2024-01-03T00:00:00Z',
-  ...fields,
-});
+const account = accountLine;
+const ITEM = itemLine(701, 'seller', { name: 'Raced item' });
+const purchase = (fields: object = {}) => purchaseLine('RACE-CODE-1', 701, fields);
 const SELLER_KEY = 'race-seller-key-0123456789abcdef';
 const ROTATED_KEY = 'race-rotated-key-0123456789abcdef';
 const SUSPENDED_KEY = 'race-suspended-key-0123456789abc';

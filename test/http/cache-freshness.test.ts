@@ -53,12 +53,12 @@ describe.each(TEST_STORES)('caches on %s stay fresh', (kind) => {
   const settledStatus = async (ask: () => Promise<{ statusCode: number; body: string }>, wanted: number) =>
     (await settled(ask, (r) => r.statusCode === wanted)).statusCode;
   const details = (key: string) => t.app.inject({ url: '/api/account/details', headers: { 'x-api-key': key } });
-  const validate = (key: string) =>
+  const validate = (key: string, code = 'fresh-code-1') =>
     t.app.inject({
       method: 'POST',
       url: '/api/purchases/validation',
       headers: { 'x-api-key': key },
-      payload: { purchase_code: 'fresh-code-1' },
+      payload: { purchase_code: code },
     });
   const importElsewhere = async (lines: object[]) => {
     const result = await importNdjson(other, t.keys, Readable.from([lines.map((l) => JSON.stringify(l)).join('\n')]));
@@ -107,13 +107,7 @@ describe.each(TEST_STORES)('caches on %s stay fresh', (kind) => {
   });
 
   it('sees a code imported elsewhere at once (remembered unknown codes are dropped)', async () => {
-    const ask = () =>
-      t.app.inject({
-        method: 'POST',
-        url: '/api/purchases/validation',
-        headers: { 'x-api-key': KEY },
-        payload: { purchase_code: 'fresh-code-later' },
-      });
+    const ask = () => validate(KEY, 'fresh-code-later');
     expect((await ask()).statusCode).toBe(404);
     expect((await ask()).statusCode).toBe(404);
     await importElsewhere([purchase({ code: 'FRESH-CODE-LATER' })]);

@@ -77,7 +77,6 @@ class GatedStore {
   }
 }
 
-const account = accountLine;
 const ITEM = itemLine(701, 'seller', { name: 'Raced item' });
 const purchase = (fields: object = {}) => purchaseLine('RACE-CODE-1', 701, fields);
 const SELLER_KEY = 'race-seller-key-0123456789abcdef';
@@ -92,9 +91,9 @@ describe.each(TEST_STORES)('a lookup racing a change on %s', (kind) => {
   beforeAll(async () => {
     t = await createTestApp(kind, {
       lines: [
-        account('seller', SELLER_KEY),
-        account('rotated', ROTATED_KEY),
-        account('suspended', SUSPENDED_KEY),
+        accountLine('seller', SELLER_KEY),
+        accountLine('rotated', ROTATED_KEY),
+        accountLine('suspended', SUSPENDED_KEY),
         ITEM,
         purchase(),
       ],
@@ -111,12 +110,12 @@ describe.each(TEST_STORES)('a lookup racing a change on %s', (kind) => {
   });
 
   const details = (key: string) => t.app.inject({ url: '/api/account/details', headers: { 'x-api-key': key } });
-  const validate = (key: string) =>
+  const validate = (key: string, code = 'race-code-1') =>
     t.app.inject({
       method: 'POST',
       url: '/api/purchases/validation',
       headers: { 'x-api-key': key },
-      payload: { purchase_code: 'race-code-1' },
+      payload: { purchase_code: code },
     });
   const importElsewhere = async (lines: object[]) => {
     const result = await importNdjson(other, t.keys, Readable.from([lines.map((l) => JSON.stringify(l)).join('\n')]));
@@ -169,7 +168,7 @@ describe.each(TEST_STORES)('a lookup racing a change on %s', (kind) => {
     const inFlight = await raced(
       'accountByKeyDigest',
       () => details(SUSPENDED_KEY),
-      () => importElsewhere([account('suspended', SUSPENDED_KEY, { status: 'suspended' })]),
+      () => importElsewhere([accountLine('suspended', SUSPENDED_KEY, { status: 'suspended' })]),
     );
     expect(inFlight.statusCode).toBe(200);
     expect((await details(SUSPENDED_KEY)).statusCode).toBe(401);
@@ -186,13 +185,7 @@ describe.each(TEST_STORES)('a lookup racing a change on %s', (kind) => {
   });
 
   it('answers 200 to a code imported while its unknown lookup was in flight (no stale "unknown" either)', async () => {
-    const later = () =>
-      t.app.inject({
-        method: 'POST',
-        url: '/api/purchases/validation',
-        headers: { 'x-api-key': SELLER_KEY },
-        payload: { purchase_code: 'race-code-later' },
-      });
+    const later = () => validate(SELLER_KEY, 'race-code-later');
     const inFlight = await raced('purchase', later, () => importElsewhere([purchase({ code: 'RACE-CODE-LATER' })]));
     expect(inFlight.statusCode).toBe(404);
     expect((await later()).statusCode).toBe(200);
@@ -203,7 +196,7 @@ describe.each(TEST_STORES)('a lookup racing a change on %s', (kind) => {
     const inFlight = await raced(
       'accountByKeyDigest',
       () => details(later),
-      () => importElsewhere([account('later', later)]),
+      () => importElsewhere([accountLine('later', later)]),
     );
     expect(inFlight.statusCode).toBe(401);
     expect((await details(later)).statusCode).toBe(200);

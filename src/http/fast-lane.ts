@@ -52,7 +52,7 @@ interface LaneRoute {
 class LaneRequest implements ApiRequest {
   body: unknown = undefined;
   limitsClient = '';
-  limitsAccount: string | undefined = undefined;
+  limitsKeyClient: string | undefined = undefined;
   limitsState: BudgetState | undefined = undefined;
 
   constructor(

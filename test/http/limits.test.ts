@@ -9,8 +9,9 @@ import { expectError } from './http-assertions.js';
 import { type RawAnswer, rawExchange } from './raw-exchange.js';
 
 /**
- * Issue 10, item 4: failure budgets per client and per key+client, the request budget per key,
- * RateLimit-* headers, trustProxy, IPv6 /64, and the counters shared through Redis.
+ * Issue 10, item 4: failure budgets per client and per key+client, the request budget (per key
+ * and client since issue 20, item 2), RateLimit-* headers (the budget closest to running out since
+ * issue 20, item 12), trustProxy, IPv6 /64, and the counters shared through Redis.
  */
 
 /** Long windows: a test never straddles two (windows are aligned on the clock, at midnight UTC for a day). */

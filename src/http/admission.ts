@@ -74,7 +74,7 @@ async function admission(app: FastifyInstance, { config, resolver, metrics }: Ad
   });
   app.decorate('limits', limits);
   app.decorateRequest('limitsClient', '');
-  app.decorateRequest('limitsAccount', undefined);
+  app.decorateRequest('limitsKeyClient', undefined);
   app.decorateRequest('limitsState', undefined);
   app.addHook('onClose', () => limits.close());
   const apiLimits = createApiLimits(limits, config.limits);

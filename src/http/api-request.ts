@@ -14,8 +14,8 @@ export interface ApiRequest {
   readonly ip: string | undefined;
   /** The id the client is counted under (clientIdOf), set at admission. */
   limitsClient: string;
-  /** The account the key named, once it did: its budgets apply from then on. */
-  limitsAccount: string | undefined;
+  /** The id the key's budgets count this request under (client and account), once the key named an account. */
+  limitsKeyClient: string | undefined;
   /** What the RateLimit-* headers show for this request. */
   limitsState: BudgetState | undefined;
 }

@@ -52,7 +52,7 @@ interface LaneRoute {
 class LaneRequest implements ApiRequest {
   body: unknown = undefined;
   limitsClient = '';
-  limitsAccount: string | undefined = undefined;
+  limitsKeyClient: string | undefined = undefined;
   limitsState: BudgetState | undefined = undefined;
 
   constructor(
@@ -227,7 +227,9 @@ export class FastLane {
         if (text.length === 0) throw new SyntaxError('empty body');
         request.body = secureJsonParse.parse(text, undefined, JSON_PARSE_OPTIONS);
       } catch {
-        sendError(reply, variant, 'malformedRequest');
+        // As Fastify's body parser does: a client that sent a broken body may be sending anything
+        // next, so nothing more is read on this connection (a request pipelined behind it included).
+        sendError(reply.header('connection', 'close'), variant, 'malformedRequest');
         return;
       }
       this.answer(route, request, reply, variant);

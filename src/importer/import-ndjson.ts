@@ -1,7 +1,7 @@
 import type { KeyMaterial } from '../keys/server-secret.js';
 import type { Store } from '../store/store.js';
 import { type ImportCounts, ImportRun, type LineError } from './import-run.js';
-import { type NdjsonInput, ndjsonLines } from './ndjson-lines.js';
+import { LINE_TOO_LONG, MAX_LINE_CHARS, type NdjsonInput, ndjsonLines } from './ndjson-lines.js';
 
 export type { ImportCounts, LineError } from './import-run.js';
 export { MAX_LISTED_ERRORS } from './import-run.js';
@@ -37,7 +37,7 @@ class DiscardedImport extends Error {
 /**
  * Loads accounts, items and purchases from NDJSON (SPEC 5), all or nothing: the whole input is
  * read in one store transaction, committed only when every line is good. Streams: the input is
- * never held whole in memory.
+ * never held whole in memory, nor is a line over MAX_LINE_CHARS (it is a bad line).
  *
  * Throws (after rolling back) when the input cannot be read or the store fails; bad lines are
  * not an exception but an `ok: false` result. No message, thrown or returned, holds a key.
@@ -54,7 +54,8 @@ export async function importNdjson(
       for await (const chunk of ndjsonLines(input as NdjsonInput)) {
         let line = chunk.firstLineNumber;
         for (const text of chunk.lines) {
-          if (run.add(line, text)) await run.flush();
+          const ready = text === LINE_TOO_LONG ? run.addTooLong(line, MAX_LINE_CHARS) : run.add(line, text);
+          if (ready) await run.flush();
           line++;
         }
         options.onProgress?.({ bytesRead: chunk.bytesRead, linesRead: line - 1 });

@@ -134,6 +134,16 @@ export class ImportRun {
     return this.sealed.length > 0;
   }
 
+  /**
+   * A line over the length cap (ndjson-lines.ts): bad, and nothing of it was read. True when
+   * batches are ready, as `add`.
+   */
+  addTooLong(line: number, maxChars: number): boolean {
+    this.batch.errors.push({ line, message: `longer than ${maxChars} characters, the most a line may hold` });
+    if (this.batch.entries.length + this.batch.errors.length >= BATCH_LINES) this.seal();
+    return this.sealed.length > 0;
+  }
+
   /** Checks and writes the batches that are ready, in order. */
   async flush(): Promise<void> {
     for (let batch = this.sealed.shift(); batch !== undefined; batch = this.sealed.shift()) await this.process(batch);

@@ -10,7 +10,7 @@ declare module 'fastify' {
   /** Fastify's request carries the fields ApiRequest adds to it (decorated at admission). */
   interface FastifyRequest {
     limitsClient: string;
-    limitsAccount: string | undefined;
+    limitsKeyClient: string | undefined;
     limitsState: BudgetState | undefined;
   }
 }
@@ -38,10 +38,14 @@ export class TooManyRequestsError extends ApiError {
  * - `keyClientFailures`: failures with a valid key (invalid purchase codes, missing items), per
  *   account and client, so a guesser holding a seller's key is stopped and that seller's other
  *   clients are not;
- * - `keyRequests`: every request a valid key makes, per account.
+ * - `keyRequests`: every request a valid key makes, per account and client. Not per account: a
+ *   seller's key ships inside their software, so anyone may hold it, and a budget per account
+ *   would let one flooding client refuse every install of that seller. There is no per-key ceiling
+ *   (docs/decisions.md#limits says why).
  *
- * The RateLimit-* headers show the key's request budget once the key named an account, else the
- * client's failure budget; a 429 shows the budget it found spent.
+ * The RateLimit-* headers show the budget closest to running out: the one with the least remaining
+ * among those that apply to this request (the client's failure budget always; the key and client's
+ * failure and request budgets once the key named an account). A 429 shows the budget it found spent.
  */
 export interface ApiLimits {
   /**
@@ -50,8 +54,9 @@ export interface ApiLimits {
    */
   admitClient(request: ApiRequest, reply: JsonReply): number;
   /**
-   * Once the key named an active account: takes one request from the key's budget. Throws a
-   * TooManyRequestsError when that budget, or this client's failure budget for the key, is spent.
+   * Once the key named an active account: takes one request from the key and client's budget.
+   * Throws a TooManyRequestsError when that budget, or this client's failure budget for the key,
+   * is spent.
    */
   admitAccount(request: ApiRequest, username: string): void;
   /** Before a 200: the headers. Never waits. */
@@ -67,12 +72,19 @@ export function setRateLimitHeaders(reply: JsonReply, state: BudgetState | undef
   reply.header('ratelimit-reset', state.resetSeconds);
 }
 
+/**
+ * The one of two budgets closer to running out: the least remaining. On a tie `shown` stays: both
+ * are as close, and a budget's header does not change for nothing.
+ */
+export function tighter(shown: BudgetState | undefined, other: BudgetState | undefined): BudgetState | undefined {
+  if (other === undefined) return shown;
+  return shown === undefined || other.remaining < shown.remaining ? other : shown;
+}
+
 export function createApiLimits(limits: Limits, config: LimitsConfig): ApiLimits {
   const clientFailures = limits.failureBudget('clientFailures', config.clientFailures);
   const keyClientFailures = limits.failureBudget('keyClientFailures', config.keyClientFailures);
   const keyRequests = limits.requestBudget('keyRequests', config.keyRequests);
-  // A client id holds no space, so the first one splits this id: no two pairs share it.
-  const keyClient = (request: ApiRequest, username: string) => `${request.limitsClient} ${username}`;
 
   return {
     admitClient(request, reply) {
@@ -86,13 +98,14 @@ export function createApiLimits(limits: Limits, config: LimitsConfig): ApiLimits
       return state?.remaining === 0 ? state.resetSeconds : 0;
     },
     admitAccount(request, username) {
-      request.limitsAccount = username;
-      const id = keyClient(request, username);
-      const retryAfter = keyClientFailures.retryAfter(id);
-      if (retryAfter > 0) throw new TooManyRequestsError(retryAfter, keyClientFailures.state(id));
-      const taken = keyRequests.take(username);
-      request.limitsState = taken;
+      // A client id holds no space, so the first one splits this id: no two pairs share it.
+      const id = `${request.limitsClient} ${username}`;
+      request.limitsKeyClient = id;
+      const failures = keyClientFailures.state(id);
+      if (failures?.remaining === 0) throw new TooManyRequestsError(failures.resetSeconds, failures);
+      const taken = keyRequests.take(id);
       if (taken && taken.retryAfter > 0) throw new TooManyRequestsError(taken.retryAfter, taken);
+      request.limitsState = tighter(tighter(request.limitsState, failures), taken);
     },
     answered(request, reply) {
       setRateLimitHeaders(reply, request.limitsState);
@@ -104,12 +117,14 @@ export function createApiLimits(limits: Limits, config: LimitsConfig): ApiLimits
         return;
       }
       if (COUNTED_FAILURES.has(error.kind)) {
-        const username = request.limitsAccount;
-        if (username === undefined) {
+        const id = request.limitsKeyClient;
+        if (id === undefined) {
           await clientFailures.recordFailure(request.limitsClient);
           request.limitsState = clientFailures.state(request.limitsClient);
         } else {
-          await keyClientFailures.recordFailure(keyClient(request, username));
+          // Only this budget moved, and only down: what was shown or this one is now the closest.
+          await keyClientFailures.recordFailure(id);
+          request.limitsState = tighter(request.limitsState, keyClientFailures.state(id));
         }
       }
       setRateLimitHeaders(reply, request.limitsState);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_LINE_CHARS } from '../../src/importer/ndjson-lines.js';
 import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
 import { accountLine, counts, itemLine, ndjsonText, purchaseLine } from '../importer/import-fixtures.js';
 
@@ -199,6 +200,28 @@ describe.each(TEST_STORES)('admin API on %s', (kind) => {
       error_count: 2,
     });
     expect(await t.store.purchase('never-1')).toBeUndefined();
+  });
+
+  it('reports a line over the length cap as line N, and writes nothing', async () => {
+    // Issue 20, item 14: 3 MiB in one line, three times the cap; it was a 500 import_failed
+    // ("Invalid string length") for a line of 600 MB, after holding it whole.
+    const overlong = JSON.stringify({ ...purchaseLine(), code: 'y'.repeat(3 * MAX_LINE_CHARS) });
+    const payload = ndjsonText([purchaseLine({ code: 'NEVER-3', item_id: 101 }), overlong, '{"type":"purchase"']);
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/admin/v1/import',
+      headers: { ...AUTH, 'content-type': 'application/x-ndjson' },
+      payload,
+    });
+    expect(response.statusCode).toBe(422);
+    expect(response.headers['x-error-code']).toBe('import_rejected');
+    expect(response.json()).toEqual({
+      code: 'import_rejected',
+      message: 'import failed: 2 bad lines; nothing was written',
+      errors: [`line 2: longer than ${MAX_LINE_CHARS} characters, the most a line may hold`, 'line 3: not valid JSON'],
+      error_count: 2,
+    });
+    expect(await t.store.purchase('never-3')).toBeUndefined();
   });
 
   it('streams the export as NDJSON that imports back', async () => {

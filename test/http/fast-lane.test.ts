@@ -8,6 +8,7 @@ import { type Store, StoreUnavailableError } from '../../src/store/store.js';
 import { answerTo } from '../helpers/http-answer.js';
 import { createTestApp, TEST_STORES, type TestApp, VARIANTS } from '../helpers/test-app.js';
 import { ALL_LINES, KEYS, LONGEST_CODE, UNKNOWN_KEY } from './fixtures.js';
+import { rawExchange } from './raw-exchange.js';
 
 /**
  * The fast lane (src/http/fast-lane.ts) answers the API's plain requests without Fastify's
@@ -338,3 +339,61 @@ describe.each(SETTINGS)(
     });
   },
 );
+
+/**
+ * Issue 20, item 15: after a malformed body, Fastify's body parser answers 400 with
+ * `Connection: close` and reads nothing more on the connection. The lane does the same: a request
+ * pipelined behind the broken body is not answered.
+ */
+describe('a malformed body closes the connection, on the lane as on Fastify', () => {
+  let t: TestApp;
+  let port: number;
+  beforeAll(async () => {
+    t = await createTestApp({ lines: ALL_LINES, logLevel: 'info' });
+    const address = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    port = Number(new URL(address).port);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const post = (base: string, contentType: string, body: string) =>
+    `POST ${base}/api/purchases/validation HTTP/1.1\r\nHost: localhost\r\nContent-Type: ${contentType}\r\n` +
+    `X-Api-Key: ${KEYS.alice}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  const behind = (base: string) =>
+    `GET ${base}/api/account/details HTTP/1.1\r\nHost: localhost\r\nX-Api-Key: ${KEYS.alice}\r\n\r\n`;
+
+  describe.each(VARIANTS)('$lang', (variant) => {
+    it.each([
+      ['cut JSON', '{"purchase_code":'],
+      ['an empty body', ''],
+      ['a __proto__ key', '{"__proto__":{"x":1},"purchase_code":"ALICE-REG-0001"}'],
+    ])('%s: one 400 with Connection: close, and the pipelined request behind it is not answered', async (_, body) => {
+      // `application/json` is the lane's; `Application/JSON` it leaves to Fastify's parser.
+      const answered = async (contentType: string, lane: boolean) => {
+        const before = t.app.fastLane.taken;
+        const { answers, trailing } = await rawExchange(port, [
+          post(variant.base, contentType, body),
+          behind(variant.base),
+        ]);
+        // The lane took the broken POST (the cases above show it leaves `Application/JSON` alone).
+        if (lane) expect(t.app.fastLane.taken).toBeGreaterThan(before);
+        expect(trailing).toBe('');
+        return answers.map(({ status, headers, body: text }) => ({
+          status,
+          connection: headers.connection,
+          errorCode: headers['x-error-code'],
+          body: text,
+        }));
+      };
+      const lane = await answered('application/json', true);
+      const fastify = await answered('Application/JSON', false);
+      expect(lane).toEqual([
+        { status: 400, connection: 'close', errorCode: 'malformed_request', body: expect.any(String) },
+      ]);
+      expect(JSON.parse(lane[0]?.body ?? '')).toEqual({ status: variant.error, msg: expect.any(String) });
+      // The same answer, byte for byte, as Fastify's.
+      expect(lane).toEqual(fastify);
+    });
+  });
+});

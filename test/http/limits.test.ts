@@ -6,10 +6,12 @@ import { createTestApp, TEST_STORES, type TestApp, type TestVariant, VARIANTS } 
 import { freePort, type OwnRedis, randomRedisPrefix, startOwnRedis, TEST_REDIS_URL } from '../helpers/test-redis.js';
 import { ALL_LINES, KEYS, UNKNOWN_KEY } from './fixtures.js';
 import { expectError } from './http-assertions.js';
+import { type RawAnswer, rawExchange } from './raw-exchange.js';
 
 /**
- * Issue 10, item 4: failure budgets per client and per key+client, the request budget per key,
- * RateLimit-* headers, trustProxy, IPv6 /64, and the counters shared through Redis.
+ * Issue 10, item 4: failure budgets per client and per key+client, the request budget (per key
+ * and client since issue 20, item 2), RateLimit-* headers (the budget closest to running out since
+ * issue 20, item 12), trustProxy, IPv6 /64, and the counters shared through Redis.
  */
 
 /** Long windows: a test never straddles two (windows are aligned on the clock, at midnight UTC for a day). */
@@ -191,6 +193,60 @@ describe.each(TEST_STORES)('limits (%s)', (kind) => {
   });
 });
 
+/**
+ * Issue 20, item 2: a seller's key ships inside their software, so anyone may hold it. A flood made
+ * with it from one client must not refuse the seller's other installs: over a real server (the
+ * fast lane), from two loopback addresses, with the shipped budgets. On SQLite only: every answer
+ * here comes from the account cache, never from the store.
+ */
+describe('a flood with one key from one client, under the shipped budgets', () => {
+  const FLOODER = '127.0.0.40';
+  const INSTALL = '127.0.0.41';
+  let t: TestApp;
+  let port: number;
+  beforeAll(async () => {
+    // At info: at debug the lane stays shut and Fastify answers everything.
+    t = await createTestApp({ lines: ALL_LINES, logLevel: 'info' });
+    const address = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    port = Number(new URL(address).port);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const DETAILS = `GET /api/account/details HTTP/1.1\r\nHost: localhost\r\nX-Api-Key: ${KEYS.alice}\r\n\r\n`;
+  /** `count` requests pipelined on one connection from `localAddress`: their answers, in order (the last one closes). */
+  const pipelined = async (localAddress: string, count: number) => {
+    const { answers } = await rawExchange(port, [DETAILS.repeat(count)], { localAddress });
+    expect(answers).toHaveLength(count + 1);
+    return answers.slice(0, count);
+  };
+
+  it('refuses the flooding client, while another client with the same key keeps getting 200', async () => {
+    const max = defaultConfigFile.limits.keyRequests.max;
+    // Under the server's maxRequestsPerSocket (10,000), so that no connection is cut mid-batch.
+    const batch = 5_000;
+    const takenBefore = t.app.fastLane.taken;
+    let refusal: RawAnswer | undefined;
+    // Windows are aligned on the clock and one may turn mid-flood: the flood goes on until refused,
+    // which the next window does after `max` more at the latest.
+    for (let sent = 0; refusal === undefined && sent <= 2 * max; sent += batch) {
+      const answers = await pipelined(FLOODER, batch);
+      for (const answer of answers) expect([200, 429]).toContain(answer.status);
+      refusal = answers.find((answer) => answer.status === 429);
+      const [served] = await pipelined(INSTALL, 1);
+      expect(served?.status).toBe(200);
+    }
+    expect(refusal?.headers['ratelimit-limit']).toBe(String(max));
+    expect(refusal?.headers['ratelimit-remaining']).toBe('0');
+    expect(Number(refusal?.headers['retry-after'])).toBeGreaterThan(0);
+    const [served] = await pipelined(INSTALL, 1);
+    expect(served?.status).toBe(200);
+    expect(JSON.parse(served?.body ?? '')).toMatchObject({ status: 'success' });
+    expect(t.app.fastLane.taken - takenBefore).toBeGreaterThan(max);
+  });
+});
+
 /** In each process, and (with TEST_REDIS_URL) shared through Redis under a prefix of the test's own. */
 const COUNTERS: readonly { name: string; env: () => Record<string, string> }[] = [
   { name: 'in memory', env: () => ({}) },
@@ -214,22 +270,26 @@ describe.each(COUNTERS)('RateLimit headers, exact on every endpoint ($name)', ({
   afterEach(async () => {
     await t.close();
   });
-  const open = async () => {
-    t = await createTestApp({ configFile: { limits }, lines: ALL_LINES, env: env() });
+  const open = async (overrides: Partial<typeof limits> = {}) => {
+    t = await createTestApp({ configFile: { limits: { ...limits, ...overrides } }, lines: ALL_LINES, env: env() });
     if (env().REDIS_URL) await logLine(t, SHARED);
   };
+  const from = (call: Call, remoteAddress = GUESSER): InjectOptions => ({ ...call, remoteAddress });
 
   describe.each(VARIANTS)('$lang', (variant) => {
-    it('a valid key: its request budget, on answers and refusals of every endpoint', async () => {
-      await open();
-      const from = (call: Call, remoteAddress = GUESSER): InjectOptions => ({ ...call, remoteAddress });
+    it('a valid key: its request budget per client, on answers and refusals of every endpoint', async () => {
+      // Failure budgets far from spent: the request budget is the one closest to running out.
+      await open({
+        clientFailures: { max: 100, windowSeconds: 60 },
+        keyClientFailures: { max: 100, windowSeconds: 600 },
+      });
       const keyBudget = { limit: 9, windowSeconds: DAY };
       let remaining = 9;
       for (const call of everyEndpoint(variant)) {
         remaining -= 1;
         await expectBudget(t, from(call), { status: 200, remaining, ...keyBudget });
       }
-      // Failures with the key show the key's budget too, and take from it.
+      // Failures with the key take from it too.
       for (const call of [
         validation(variant, 'NOT-A-CODE'),
         {
@@ -241,15 +301,13 @@ describe.each(COUNTERS)('RateLimit headers, exact on every endpoint ($name)', ({
         remaining -= 1;
         await expectBudget(t, from(call), { status: 404, remaining, ...keyBudget });
       }
-      // Bob's key has a budget of its own.
-      await expectBudget(t, from(details(variant, KEYS.bob)), { status: 200, remaining: 8, ...keyBudget });
       for (const call of everyEndpoint(variant).slice(0, 3)) {
         remaining -= 1;
-        await expectBudget(t, from(call, NEIGHBOUR), { status: 200, remaining, ...keyBudget });
+        await expectBudget(t, from(call), { status: 200, remaining, ...keyBudget });
       }
       expect(remaining).toBe(0);
       for (const call of everyEndpoint(variant)) {
-        const refused = await expectBudget(t, from(call, NEIGHBOUR), {
+        const refused = await expectBudget(t, from(call), {
           status: 429,
           remaining: 0,
           retryAfter: true,
@@ -257,22 +315,68 @@ describe.each(COUNTERS)('RateLimit headers, exact on every endpoint ($name)', ({
         });
         expectError(refused, variant, 429, variant.messages.tooManyRequests);
       }
+      // The budget is the key's and this client's: the same key from another client, and another
+      // key from this client, each have a budget of their own.
+      for (const [index, call] of everyEndpoint(variant).entries()) {
+        await expectBudget(t, from(call, NEIGHBOUR), { status: 200, remaining: 8 - index, ...keyBudget });
+      }
+      await expectBudget(t, from(details(variant, KEYS.bob)), { status: 200, remaining: 8, ...keyBudget });
     });
 
-    it('a guesser with a valid key: past its key+client budget, 429 showing that budget', async () => {
+    it('invalid codes: the key and client’s failure budget counts down to 0, then the 429 shows it', async () => {
       await open();
-      for (let n = 0; n < 3; n += 1) {
-        await expectBudget(
-          t,
-          { ...validation(variant, `GUESS-${n}`), remoteAddress: GUESSER },
-          { status: 404, limit: 9, remaining: 8 - n, windowSeconds: DAY },
-        );
+      const failureBudget = { limit: 3, windowSeconds: 600 };
+      // Before any failure, the failure budget (3 left) is closer to running out than the request budget (8 left).
+      await expectBudget(t, from(details(variant)), { status: 200, remaining: 3, ...failureBudget });
+      for (let remaining = 2; remaining >= 0; remaining -= 1) {
+        await expectBudget(t, from(validation(variant, `GUESS-${remaining}`)), {
+          status: 404,
+          remaining,
+          ...failureBudget,
+        });
       }
-      const refused = await expectBudget(
-        t,
-        { ...validation(variant, 'ALICE-REG-0001'), remoteAddress: GUESSER },
-        { status: 429, limit: 3, remaining: 0, windowSeconds: 600, retryAfter: true },
-      );
+      for (const call of [validation(variant, 'GUESS-X'), ...everyEndpoint(variant)]) {
+        const refused = await expectBudget(t, from(call), {
+          status: 429,
+          remaining: 0,
+          retryAfter: true,
+          ...failureBudget,
+        });
+        expectError(refused, variant, 429, variant.messages.tooManyRequests);
+      }
+      // Another client of the same key still has both its budgets.
+      await expectBudget(t, from(details(variant), NEIGHBOUR), { status: 200, remaining: 3, ...failureBudget });
+    });
+
+    it('invalid codes under a smaller request budget: that one counts down to 0, then the 429 shows it', async () => {
+      await open({ keyRequests: { max: 2, windowSeconds: DAY } });
+      const requestBudget = { limit: 2, windowSeconds: DAY };
+      await expectBudget(t, from(validation(variant, 'GUESS-1')), { status: 404, remaining: 1, ...requestBudget });
+      await expectBudget(t, from(validation(variant, 'GUESS-2')), { status: 404, remaining: 0, ...requestBudget });
+      const refused = await expectBudget(t, from(validation(variant, 'GUESS-3')), {
+        status: 429,
+        remaining: 0,
+        retryAfter: true,
+        ...requestBudget,
+      });
+      expectError(refused, variant, 429, variant.messages.tooManyRequests);
+    });
+
+    it('a valid key’s answers show the client’s failure budget once it is the closest, down to its 429', async () => {
+      await open();
+      const clientBudget = { limit: 4, windowSeconds: 60 };
+      for (let remaining = 3; remaining >= 1; remaining -= 1) {
+        await expectBudget(t, from(details(variant, UNKNOWN_KEY)), { status: 401, remaining, ...clientBudget });
+      }
+      // 1 left of the client's failures, 3 of the key's, 8 of its requests: the client's shows.
+      await expectBudget(t, from(details(variant)), { status: 200, remaining: 1, ...clientBudget });
+      await expectBudget(t, from(details(variant, UNKNOWN_KEY)), { status: 401, remaining: 0, ...clientBudget });
+      const refused = await expectBudget(t, from(details(variant)), {
+        status: 429,
+        remaining: 0,
+        retryAfter: true,
+        ...clientBudget,
+      });
       expectError(refused, variant, 429, variant.messages.tooManyRequests);
     });
 
@@ -325,11 +429,12 @@ describe.each(COUNTERS)('RateLimit headers, exact on every endpoint ($name)', ({
           },
         );
       }
-      // Another client still has its whole budget, and the key its own.
+      // Another client still has its whole budget, and the key its own: the key's failure budget is
+      // the closest there (3 left, against 4 and 8).
       await expectBudget(
         t,
         { ...details(variant), remoteAddress: NEIGHBOUR },
-        { status: 200, limit: 9, remaining: 8, windowSeconds: DAY },
+        { status: 200, limit: 3, remaining: 3, windowSeconds: 600 },
       );
     });
   });
@@ -382,8 +487,30 @@ describe.runIf(TEST_REDIS_URL !== undefined)('two instances on one Redis enforce
     expect((await unknown(b)).headers['ratelimit-remaining']).toBe('0');
     expectError(await unknown(b), variant, 429, variant.messages.tooManyRequests);
   });
+});
 
-  it('requests of one key are counted once across instances, in batches', async () => {
+describe.runIf(TEST_REDIS_URL !== undefined)('two instances on one Redis count one request budget', () => {
+  let a: TestApp;
+  let b: TestApp;
+  // Failure budgets far from spent: the request budget is the one the headers show.
+  const limits = {
+    clientFailures: { max: 100, windowSeconds: DAY },
+    keyClientFailures: { max: 100, windowSeconds: DAY },
+    keyRequests: { max: 10, windowSeconds: DAY },
+  };
+  beforeAll(async () => {
+    const env = { REDIS_URL: TEST_REDIS_URL as string, REDIS_KEY_PREFIX: randomRedisPrefix() };
+    a = await createTestApp({ configFile: { limits }, lines: ALL_LINES, env });
+    b = await createTestApp({ configFile: { limits }, lines: ALL_LINES, env });
+    await Promise.all([logLine(a, SHARED), logLine(b, SHARED)]);
+  });
+  afterAll(async () => {
+    await a.close();
+    await b.close();
+  });
+  const variant = VARIANTS[0];
+
+  it('requests of one key and client are counted once across instances, in batches', async () => {
     const call = { ...details(variant, KEYS.bob), remoteAddress: NEIGHBOUR };
     for (let n = 1; n <= 6; n += 1)
       expect((await a.app.inject(call)).headers['ratelimit-remaining']).toBe(String(10 - n));
@@ -395,6 +522,10 @@ describe.runIf(TEST_REDIS_URL !== undefined)('two instances on one Redis enforce
     expect((await b.app.inject(call)).headers['ratelimit-remaining']).toBe('1');
     expect((await b.app.inject(call)).headers['ratelimit-remaining']).toBe('0');
     expectError(await b.app.inject(call), variant, 429, variant.messages.tooManyRequests);
+    // Another client of the same key is served by both.
+    for (const app of [a, b]) {
+      expect((await app.app.inject({ ...call, remoteAddress: GUESSER })).statusCode).toBe(200);
+    }
   });
 });
 
@@ -447,7 +578,9 @@ describe.runIf(TEST_REDIS_URL !== undefined)('Redis going away and coming back',
       expect(await redis.get((await redis.keys(`${prefix}limits:clientFailures:${NEIGHBOUR}:*`))[0] as string)).toBe(
         '1',
       );
-      expect(await redis.get((await redis.keys(`${prefix}limits:keyRequests:alice:*`))[0] as string)).toBe('2');
+      expect(await redis.get((await redis.keys(`${prefix}limits:keyRequests:${GUESSER} alice:*`))[0] as string)).toBe(
+        '2',
+      );
     } finally {
       redis.disconnect();
     }
@@ -473,7 +606,8 @@ describe.runIf(TEST_REDIS_URL !== undefined)('Redis going away and coming back',
         expect((await app.app.inject({ ...details(variant), remoteAddress: GUESSER })).statusCode).toBe(200);
         const failed = await app.app.inject({ ...validation(variant, `FROZEN-${n}`), remoteAddress: GUESSER });
         expectError(failed, variant, 404, variant.messages.invalidPurchaseCode);
-        expect(failed.headers['ratelimit-remaining']).toBe(String(30_000 - 2 * (n + 1)));
+        // The key and client's failure budget is the closest to running out: 1,000 less each failure.
+        expect(failed.headers['ratelimit-remaining']).toBe(String(1000 - (n + 1)));
       }
       await app.app.limits.flush();
     } finally {

@@ -31,16 +31,18 @@ const CLOSING_REQUEST = 'GET /closing-request HTTP/1.1\r\nHost: localhost\r\nCon
  * Writes the chunks to a fresh connection and reads every answer until the server closes.
  * `end: 'closing-request'` (the default) sends a last request with `Connection: close` after
  * them; `end: 'half-close'` closes the writing side instead, which Node's server takes as the
- * client going away: a request still in progress is then abandoned, unanswered. Rejects when the
+ * client going away: a request still in progress is then abandoned, unanswered. `localAddress`
+ * sends from another loopback address (another client to the server). Rejects when the
  * server neither answers nor closes within the deadline.
  */
 export function rawExchange(
   port: number,
   chunks: readonly (string | Buffer)[],
-  options: { headRequest?: boolean; end?: 'closing-request' | 'half-close' } = {},
+  options: { headRequest?: boolean; end?: 'closing-request' | 'half-close'; localAddress?: string } = {},
 ): Promise<RawExchange> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ port, host: '127.0.0.1' });
+    // From another loopback address (127.0.0.2, ...) when asked: the server sees another client.
+    const socket = connect({ port, host: '127.0.0.1', localAddress: options.localAddress });
     const received: Buffer[] = [];
     const timer = setTimeout(() => {
       socket.destroy();

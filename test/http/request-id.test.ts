@@ -65,7 +65,7 @@ describe('X-Request-Id', () => {
     });
     const line = t.logs.find((text) => text.includes('"reqId":"log-me-1"') && text.includes('"msg":"request"'));
     expect(line).toBeDefined();
-    expect(JSON.parse(line as string)).toMatchObject({ reqId: 'log-me-1', path: '/api/items/all', status: 401 });
+    expect(JSON.parse(line as string)).toMatchObject({ reqId: 'log-me-1', route: '/api/items/all', status: 401 });
   });
 
   it('is on the raw-socket 400 for a request Node cannot parse, with X-Error-Code', async () => {

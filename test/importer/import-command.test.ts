@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runImportCommand } from '../../src/importer/import-command.js';
+import { MAX_LINE_CHARS } from '../../src/importer/ndjson-lines.js';
 import { TEST_STORES } from '../helpers/test-database.js';
 import {
   accountLine,
@@ -102,6 +103,29 @@ describe.each(TEST_STORES)('import command (%s)', (kind) => {
       expect(lines[0]).toBe('line 1: not valid JSON');
       expect(lines[49]).toBe('line 50: not valid JSON');
       expect(lines.slice(50)).toEqual(['... and 3 more bad lines', 'import failed: 53 bad lines; nothing was written']);
+    });
+
+    it('reports a line over the length cap as a bad line, and writes nothing', async () => {
+      // Issue 20, item 14: 3 MiB in one line, three times the cap (MAX_LINE_CHARS), in a file read
+      // in 64 KiB chunks: the line is never held whole.
+      const overlong = JSON.stringify({ ...purchaseLine(), code: 'x'.repeat(3 * MAX_LINE_CHARS) });
+      const file = writeFile('long-line.ndjson', [accountLine(), overlong, itemLine(), '{']);
+      expect(await run(file)).toEqual({
+        ok: false,
+        stdout: '',
+        stderr:
+          `line 2: longer than ${MAX_LINE_CHARS} characters, the most a line may hold\n` +
+          'line 4: not valid JSON\n' +
+          'import failed: 2 bad lines; nothing was written\n',
+      });
+      expect((await temp.snapshot()).accounts).toEqual([]);
+      // A line of exactly the cap is read as any other (here, a good account with a long field).
+      const account = JSON.stringify(accountLine());
+      const padded = `${account.slice(0, -1)},"description":"${'d'.repeat(MAX_LINE_CHARS)}"}`;
+      const atCap = writeFile('at-cap.ndjson', [`${padded.slice(0, MAX_LINE_CHARS - 2)}"}`]);
+      expect((await run(atCap)).stderr).toBe(
+        'line 1: account: unknown field description\nimport failed: 1 bad line; nothing was written\n',
+      );
     });
 
     it('reads standard input for -', async () => {

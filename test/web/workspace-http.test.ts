@@ -1,10 +1,10 @@
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestApiKey } from '../../src/keys/api-keys.js';
 import { hashPassword, verifyPassword } from '../../src/passwords/password-hash.js';
 import { createWorkspaceSessions } from '../../src/web/workspace-sessions.js';
 import { cleanEnv, runCli } from '../helpers/processes.js';
 import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
+import { type Jar, keep, logIn, tokenIn } from './workspace-forms.js';
 
 /** The workspace over HTTP (inject): headers, cookies, limits, grace period, sessions, import/export, CLI. */
 
@@ -26,32 +26,6 @@ const account = (username: string, fields: Record<string, unknown> = {}) => ({
   registered_at: '2023-01-02T03:04:05Z',
   ...fields,
 });
-
-type Jar = Record<string, string>;
-
-/** A browser's cookie jar, reduced: what the app set, sent back. */
-function keep(jar: Jar, response: { cookies: { name: string; value: string }[] }): Jar {
-  for (const cookie of response.cookies) {
-    if (cookie.value === '') delete jar[cookie.name];
-    else jar[cookie.name] = cookie.value;
-  }
-  return jar;
-}
-
-const tokenIn = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
-
-async function logIn(app: FastifyInstance, base: string, username: string, password: string, jar: Jar = {}) {
-  const form = await app.inject({ url: `${base}/login`, cookies: jar });
-  keep(jar, form);
-  const response = await app.inject({
-    method: 'POST',
-    url: `${base}/login`,
-    cookies: jar,
-    payload: { _csrf: tokenIn(form.body), username, password },
-  });
-  keep(jar, response);
-  return { response, jar };
-}
 
 describe.each(TEST_STORES)('workspace over HTTP (%s)', (kind) => {
   let t: TestApp;

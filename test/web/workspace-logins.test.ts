@@ -41,8 +41,12 @@ async function loginForms(t: TestApp, count: number, remoteAddress: string) {
   return forms;
 }
 
-const statusCounts = (codes: number[]) =>
-  codes.reduce<Record<number, number>>((counts, code) => ({ ...counts, [code]: (counts[code] ?? 0) + 1 }), {});
+/** How many answers had each status. */
+function statusCounts(codes: readonly number[]): Record<number, number> {
+  const counts: Record<number, number> = {};
+  for (const code of codes) counts[code] = (counts[code] ?? 0) + 1;
+  return counts;
+}
 
 describe.each(TEST_STORES)('workspace logins and sessions (%s)', (kind) => {
   let t: TestApp;
@@ -399,7 +403,7 @@ describe('the password checker', () => {
 
   it('item 5: the dummy hash is of the kind and cost most stored hashes have', () => {
     const laravel = bcrypt.hashSync('x', 4).replace(/^\$2b\$04\$/, '$2y$10$');
-    expect(mostCommonCost([laravel, laravel, '$scrypt$ln=15,r=8,p=1$AAAAAAAAAAAAAAAAAAAAAA$' + 'A'.repeat(43)])).toBe(
+    expect(mostCommonCost([laravel, laravel, `$scrypt$ln=15,r=8,p=1$AAAAAAAAAAAAAAAAAAAAAA$${'A'.repeat(43)}`])).toBe(
       'bcrypt:10',
     );
     expect(mostCommonCost([])).toBeUndefined();

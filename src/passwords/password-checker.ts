@@ -1,7 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { threadId } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { hashCost, type PasswordCheck } from './password-hash.js';
 import type { CheckTask } from './password-worker.js';
@@ -43,7 +44,8 @@ export interface PasswordCheckerOptions {
 
 // Compiled, the worker is a .js file beside this one. Under the test runner both are .ts: the
 // threads then start from a small module that registers tsx's loader first (a worker does not
-// inherit the runner's), written once per process to a private temp folder.
+// inherit the runner's), written to node_modules/.cache (the same text every time; written
+// whole, then renamed, so that test processes running at once never read half of it).
 const ownExtension = extname(fileURLToPath(import.meta.url));
 const WORKER_URL = new URL(`./password-worker${ownExtension}`, import.meta.url);
 let workerFile: string | undefined;
@@ -51,15 +53,19 @@ let workerFile: string | undefined;
 function passwordWorkerFile(): string {
   if (ownExtension !== '.ts') return fileURLToPath(WORKER_URL);
   if (workerFile === undefined) {
-    const dir = mkdtempSync(join(tmpdir(), 'marketplace-password-worker-'));
-    workerFile = join(dir, 'bootstrap.mjs');
+    const dir = fileURLToPath(new URL('../../node_modules/.cache/marketplace-api/', import.meta.url));
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'password-worker.mjs');
+    const temp = `${file}.${process.pid}.${threadId}.tmp`;
     const tsx = import.meta.resolve('tsx/esm/api');
     writeFileSync(
-      workerFile,
+      temp,
       `const tsx = await import(${JSON.stringify(tsx)});\ntsx.register();\n` +
         `const worker = await import(${JSON.stringify(WORKER_URL.href)});\n` +
         'export const check = worker.check;\nexport const dummy = worker.dummy;\n',
     );
+    renameSync(temp, file);
+    workerFile = file;
   }
   return workerFile;
 }

@@ -328,6 +328,37 @@ describe.each(TEST_STORES)('workspace logins and sessions (%s)', (kind) => {
   });
 });
 
+describe('a password set through the admin API', () => {
+  let t: TestApp;
+  const TOKEN = 'admin-token-0123456789abcdef-0123456789';
+
+  beforeAll(async () => {
+    t = await createTestApp({
+      env: { ADMIN_TOKEN: TOKEN },
+      lines: [account('ada', { password_hash: await hashPassword(PASSWORD) })],
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('item 6: an admin import with a new password hash ends the sessions opened before it', async () => {
+    const { jar } = await logIn(t.app, '', 'ada', PASSWORD);
+    expect((await t.app.inject({ url: '/workspace/settings', cookies: jar })).statusCode).toBe(200);
+    const imported = await t.app.inject({
+      method: 'POST',
+      url: '/admin/v1/import',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/x-ndjson' },
+      payload: `${JSON.stringify(account('ada', { password_hash: await hashPassword(NEW_PASSWORD) }))}\n`,
+    });
+    expect(imported.statusCode).toBe(200);
+    const after = await t.app.inject({ url: '/workspace/settings', cookies: jar });
+    expect(after.statusCode).toBe(303);
+    expect(after.headers.location).toBe('/login?ended=1');
+    expect((await logIn(t.app, '', 'ada', NEW_PASSWORD)).response.statusCode).toBe(303);
+  });
+});
+
 describe('password checks off the event loop', () => {
   let t: TestApp;
   let origin: string;

@@ -67,11 +67,20 @@ const WorkspaceSchema = Type.Object(
     sessionIdleMinutes: Type.Optional(
       Type.Integer({ minimum: 1, maximum: 7 * 24 * 60, description: 'A session unused this long ends' }),
     ),
+    sessionMaxHours: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 30 * 24, description: 'A session ends this long after login, however busy' }),
+    ),
     loginAttempts: Type.Optional(
       Type.Object(
         {
-          perAccount: Type.Integer({ minimum: 1, description: 'Failed logins per account and window' }),
-          perClient: Type.Integer({ minimum: 1, description: 'Failed logins per client address and window' }),
+          perAccount: Type.Integer({
+            minimum: 1,
+            description: 'Failed logins per account and client address, per window (fewer after each lockout)',
+          }),
+          perClient: Type.Integer({
+            minimum: 1,
+            description: 'Failed logins per client address and window, any accounts',
+          }),
           windowSeconds: Type.Integer({ minimum: 1 }),
         },
         { additionalProperties: false },
@@ -137,6 +146,7 @@ export const defaultConfigFile = {
   keyRotationGraceSeconds: 0,
   workspace: {
     sessionIdleMinutes: 30,
+    sessionMaxHours: 12,
     loginAttempts: { perAccount: 5, perClient: 20, windowSeconds: 900 },
   },
 } as const satisfies ConfigFile;

@@ -1,4 +1,4 @@
-import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
+import { randomBytes, type ScryptOptions, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
 import bcrypt from 'bcryptjs';
 
 /**
@@ -7,16 +7,24 @@ import bcrypt from 'bcryptjs';
  * the parameters can be raised later and old hashes still verify. Imported bcrypt hashes as
  * Laravel writes them (`$2y$10$...`, also `$2a$` and `$2b$`) verify too, and are to be replaced
  * by a scrypt hash at the next successful login (`needsRehash`).
+ *
+ * Costs are capped (`HASH_COST_CAPS`): a hash is chosen by whoever writes the import, and one
+ * check of an uncapped hash could take seconds of CPU or a gigabyte of memory. A hash beyond the
+ * caps is refused at import and matches nothing at login.
  */
 
 /** 2^15 iterations, block size 8: about 32 MiB and some tens of milliseconds per hash. */
 const CURRENT = { ln: 15, r: 8, p: 1 } as const;
+/** The most a stored hash may cost: bcrypt 2^12 rounds (about 0.3 s here), scrypt 2^16 with r=8, p=1 (64 MiB). */
+export const HASH_COST_CAPS = { bcryptCost: 12, scryptLn: 16, scryptR: 8, scryptP: 1 } as const;
+const SCRYPT_MIN_LN = 10;
 const SALT_BYTES = 16;
 const HASH_BYTES = 32;
 /** Room for the largest parameters accepted below (128 * r * 2^ln bytes, and some). */
 const maxmemFor = (ln: number, r: number) => 128 * r * 2 ** ln * 2;
 
 const SCRYPT_PATTERN = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,2}),p=(\d{1,2})\$([A-Za-z0-9+/]{16,})\$([A-Za-z0-9+/]{32,})$/;
+/** Any bcrypt cost bcrypt itself accepts (4 to 31): the cap is checked apart, to say why a hash is refused. */
 const BCRYPT_PATTERN = /^\$2[aby]\$(0[4-9]|[12]\d|3[01])\$[./A-Za-z0-9]{53}$/;
 
 function scryptAsync(password: string, salt: Buffer, length: number, options: ScryptOptions): Promise<Buffer> {
@@ -27,6 +35,14 @@ function scryptAsync(password: string, salt: Buffer, length: number, options: Sc
 
 const b64 = (bytes: Buffer) => bytes.toString('base64').replace(/=+$/, '');
 
+/** The kind and cost of a hash, as a text (`bcrypt:10`, `scrypt:ln=15,r=8,p=1`), or undefined for no known kind. */
+export function hashCost(hash: string): string | undefined {
+  const scryptMatch = SCRYPT_PATTERN.exec(hash);
+  if (scryptMatch) return `scrypt:ln=${Number(scryptMatch[1])},r=${Number(scryptMatch[2])},p=${Number(scryptMatch[3])}`;
+  const bcryptMatch = BCRYPT_PATTERN.exec(hash);
+  return bcryptMatch ? `bcrypt:${Number(bcryptMatch[1])}` : undefined;
+}
+
 /** A new scrypt hash of `password`. */
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(SALT_BYTES);
@@ -35,14 +51,49 @@ export async function hashPassword(password: string): Promise<string> {
   return `$scrypt$ln=${ln},r=${r},p=${p}$${b64(salt)}$${b64(key)}`;
 }
 
-/** True for a hash this service can verify: its own scrypt text, or bcrypt (2a, 2b, 2y). */
-export function isAcceptedPasswordHash(hash: string): boolean {
+/**
+ * A hash of a random password of the given kind and cost (as `hashCost` writes it; the current
+ * scrypt when it is not one this service accepts). Synchronous: made in the password worker.
+ */
+export function hashLike(cost: string | undefined): string {
+  const password = randomBytes(16).toString('hex');
+  const bcryptCost = /^bcrypt:(\d+)$/.exec(cost ?? '');
+  if (bcryptCost && Number(bcryptCost[1]) <= HASH_COST_CAPS.bcryptCost) {
+    // bcryptjs writes $2b$; Laravel's $2y$ is the same algorithm and costs the same to check.
+    return bcrypt.hashSync(password, Number(bcryptCost[1]));
+  }
+  const scryptLn = Number(/^scrypt:ln=(\d+),r=8,p=1$/.exec(cost ?? '')?.[1]);
+  const ln = scryptLn >= SCRYPT_MIN_LN && scryptLn <= HASH_COST_CAPS.scryptLn ? scryptLn : CURRENT.ln;
+  const salt = randomBytes(SALT_BYTES);
+  const key = scryptSync(password, salt, HASH_BYTES, { N: 2 ** ln, r: 8, p: 1, maxmem: maxmemFor(ln, 8) });
+  return `$scrypt$ln=${ln},r=8,p=1$${b64(salt)}$${b64(key)}`;
+}
+
+/** Why a hash cannot be stored, or undefined when it can. */
+export function passwordHashProblem(hash: string): string | undefined {
   const scryptMatch = SCRYPT_PATTERN.exec(hash);
   if (scryptMatch) {
     const [ln, r, p] = scryptMatch.slice(1, 4).map(Number) as [number, number, number];
-    return ln >= 10 && ln <= 20 && r >= 1 && r <= 32 && p >= 1 && p <= 16;
+    if (ln < SCRYPT_MIN_LN || r !== HASH_COST_CAPS.scryptR || p !== HASH_COST_CAPS.scryptP) {
+      return `password_hash: a $scrypt$ hash must have ln from ${SCRYPT_MIN_LN} to ${HASH_COST_CAPS.scryptLn}, r=8 and p=1`;
+    }
+    if (ln > HASH_COST_CAPS.scryptLn) {
+      return `password_hash costs more than this service checks (scrypt ln at most ${HASH_COST_CAPS.scryptLn}, with r=8 and p=1)`;
+    }
+    return undefined;
   }
-  return BCRYPT_PATTERN.test(hash);
+  const bcryptMatch = BCRYPT_PATTERN.exec(hash);
+  if (bcryptMatch) {
+    return Number(bcryptMatch[1]) > HASH_COST_CAPS.bcryptCost
+      ? `password_hash costs more than this service checks (bcrypt cost at most ${HASH_COST_CAPS.bcryptCost})`
+      : undefined;
+  }
+  return 'password_hash must be a bcrypt hash ($2y$, $2a$ or $2b$) or a $scrypt$ hash this service wrote';
+}
+
+/** True for a hash this service can verify: its own scrypt text, or bcrypt (2a, 2b, 2y), within the cost caps. */
+export function isAcceptedPasswordHash(hash: string): boolean {
+  return passwordHashProblem(hash) === undefined;
 }
 
 /** Whether the password matches, and whether its hash should be replaced by a current one. */
@@ -51,10 +102,37 @@ export interface PasswordCheck {
   readonly needsRehash: boolean;
 }
 
-/** Checks `password` against a stored hash; a hash of no known kind matches nothing. */
-export async function verifyPassword(password: string, hash: string): Promise<PasswordCheck> {
+const NO_MATCH: PasswordCheck = { matches: false, needsRehash: false };
+
+/**
+ * Checks `password` against a stored hash on this thread, blocking it (the password worker's
+ * task; see password-checker.ts). A hash of no known kind, or beyond the caps, matches nothing.
+ */
+export function checkPasswordSync(password: string, hash: string): PasswordCheck {
+  if (!isAcceptedPasswordHash(hash)) return NO_MATCH;
   const scryptMatch = SCRYPT_PATTERN.exec(hash);
-  if (scryptMatch && isAcceptedPasswordHash(hash)) {
+  if (scryptMatch) {
+    const [ln, r, p] = scryptMatch.slice(1, 4).map(Number) as [number, number, number];
+    const salt = Buffer.from(scryptMatch[4] as string, 'base64');
+    const expected = Buffer.from(scryptMatch[5] as string, 'base64');
+    const key = scryptSync(password, salt, expected.length, { N: 2 ** ln, r, p, maxmem: maxmemFor(ln, r) });
+    const matches = timingSafeEqual(key, expected);
+    return { matches, needsRehash: matches && (ln !== CURRENT.ln || r !== CURRENT.r || p !== CURRENT.p) };
+  }
+  // bcryptjs reads 2y (PHP's name for the fixed 2a) itself; the comparison is its own, constant-time.
+  const matches = bcrypt.compareSync(password, hash);
+  return { matches, needsRehash: matches };
+}
+
+/**
+ * Checks `password` against a stored hash without a worker (the CLI, tests): scrypt runs on
+ * libuv's thread pool, bcrypt in slices on this thread. The server checks through the
+ * password checker instead.
+ */
+export async function verifyPassword(password: string, hash: string): Promise<PasswordCheck> {
+  if (!isAcceptedPasswordHash(hash)) return NO_MATCH;
+  const scryptMatch = SCRYPT_PATTERN.exec(hash);
+  if (scryptMatch) {
     const [ln, r, p] = scryptMatch.slice(1, 4).map(Number) as [number, number, number];
     const salt = Buffer.from(scryptMatch[4] as string, 'base64');
     const expected = Buffer.from(scryptMatch[5] as string, 'base64');
@@ -62,26 +140,6 @@ export async function verifyPassword(password: string, hash: string): Promise<Pa
     const matches = timingSafeEqual(key, expected);
     return { matches, needsRehash: matches && (ln !== CURRENT.ln || r !== CURRENT.r || p !== CURRENT.p) };
   }
-  if (BCRYPT_PATTERN.test(hash)) {
-    // bcryptjs reads 2y (PHP's name for the fixed 2a) itself; the comparison is its own, constant-time.
-    const matches = await bcrypt.compare(password, hash);
-    return { matches, needsRehash: matches };
-  }
-  return { matches: false, needsRehash: false };
-}
-
-let dummy: Promise<string> | undefined;
-
-/**
- * Spends about the time of a real check when there is no hash to check against (an unknown user,
- * an account without a password), so the answer's timing does not tell which it was.
- */
-export async function verifyAgainstDummy(password: string): Promise<void> {
-  await verifyPassword(password, await dummyHash());
-}
-
-/** The dummy hash, made once per process; call early so the first unknown user costs no more than the next. */
-export function dummyHash(): Promise<string> {
-  dummy ??= hashPassword(randomBytes(16).toString('hex'));
-  return dummy;
+  const matches = await bcrypt.compare(password, hash);
+  return { matches, needsRehash: matches };
 }

@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { FieldReader } from '../importer/field-reader.js';
 import { MoneySchema } from '../importer/field-reader.js';
 import { API_KEY_PATTERN } from '../keys/api-keys.js';
-import { isAcceptedPasswordHash } from '../passwords/password-hash.js';
+import { passwordHashProblem } from '../passwords/password-hash.js';
 import {
   defineRecordTable,
   type ExtrasOf,
@@ -67,15 +67,14 @@ export const ACCOUNTS = defineRecordTable({
     password_hash: lineOnly(
       {
         field: Type.String({
-          description: "bcrypt ($2y$, $2a$, $2b$, as Laravel writes it) or this service's $scrypt$ text",
+          description:
+            "bcrypt ($2y$, $2a$, $2b$, as Laravel writes it; cost at most 12) or this service's $scrypt$ text (ln at most 16, r=8, p=1)",
         }),
       },
       (passwordHash, reader) => {
-        if (passwordHash !== undefined && !isAcceptedPasswordHash(passwordHash)) {
-          reader.problem(
-            'password_hash must be a bcrypt hash ($2y$, $2a$ or $2b$) or a $scrypt$ hash this service wrote',
-          );
-        }
+        // Refused past the cost caps too: one check of such a hash would hold a CPU for seconds.
+        const problem = passwordHash === undefined ? undefined : passwordHashProblem(passwordHash);
+        if (problem !== undefined) reader.problem(problem);
         return passwordHash;
       },
     ),

@@ -225,6 +225,19 @@ export class KyselyStore implements Store {
     }, false);
   }
 
+  setSessionFlash(idHash: string, flash: string | null): Promise<void> {
+    return this.write(async () => {
+      await this.db.updateTable('workspace_sessions').set({ flash }).where('id_hash', '=', idHash).execute();
+    }, false);
+  }
+
+  passwordHashSample(limit: number): Promise<string[]> {
+    return this.guard(async () => {
+      const rows = await this.db.selectFrom('account_credentials').select('password_hash').limit(limit).execute();
+      return rows.map((row) => row.password_hash);
+    });
+  }
+
   deleteSession(idHash: string): Promise<void> {
     return this.write(async () => {
       await this.db.deleteFrom('workspace_sessions').where('id_hash', '=', idHash).execute();

@@ -111,6 +111,14 @@ export class SqliteFileStore implements Store {
     return this.live().touchSession(idHash, lastSeenAt);
   }
 
+  async setSessionFlash(idHash: string, flash: string | null): Promise<void> {
+    return this.live().setSessionFlash(idHash, flash);
+  }
+
+  async passwordHashSample(limit: number): Promise<string[]> {
+    return this.live().passwordHashSample(limit);
+  }
+
   async deleteSession(idHash: string): Promise<void> {
     return this.live().deleteSession(idHash);
   }

@@ -163,6 +163,10 @@ export interface Store {
   createSession(session: SessionRow): Promise<void>;
   session(idHash: string): Promise<SessionRow | undefined>;
   touchSession(idHash: string, lastSeenAt: number): Promise<void>;
+  /** Sets (or, with null, clears) what the session's next page shows once. */
+  setSessionFlash(idHash: string, flash: string | null): Promise<void>;
+  /** Up to `limit` stored password hashes (any accounts): the workspace reads their usual kind and cost. */
+  passwordHashSample(limit: number): Promise<string[]>;
   deleteSession(idHash: string): Promise<void>;
   /** Ends every session last seen before `cutoff` (ms since the epoch). */
   deleteSessionsIdleSince(cutoff: number): Promise<void>;

@@ -12,12 +12,14 @@ import { rotateAccountKey } from '../keys/account-keys.js';
 import { decryptApiKey } from '../keys/api-keys.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import { clientIdOf } from '../limits/client-id.js';
-import { dummyHash, hashPassword, verifyAgainstDummy, verifyPassword } from '../passwords/password-hash.js';
+import { createPasswordChecker, PasswordChecksBusyError } from '../passwords/password-checker.js';
+import { hashPassword, type PasswordCheck } from '../passwords/password-hash.js';
 import { type Store, StoreUnavailableError } from '../store/store.js';
+import { createLoginAttempts } from './login-attempts.js';
 import { packageRoot } from './package-root.js';
 import { workspaceLanguages } from './texts/workspace-languages.js';
 import type { WorkspaceTexts } from './texts/workspace-texts.js';
-import { createWorkspaceSessions } from './workspace-sessions.js';
+import { createWorkspaceSessions, type LiveSession } from './workspace-sessions.js';
 
 export interface WorkspaceOptions {
   readonly config: Config;
@@ -43,10 +45,27 @@ const HTML = 'text/html; charset=utf-8';
 const FORM_BODY_LIMIT = 16 * 1024;
 const MAX_LOGIN_LENGTH = 320;
 const MAX_PASSWORD_LENGTH = 1024;
+/** Stored hashes read at start to pick the dummy hash's kind and cost. */
+const HASH_SAMPLE_SIZE = 1000;
+/** Retry-After when too many logins are being checked at once. */
+const BUSY_RETRY_SECONDS = 2;
+
+/** What a page leaves in the session for the next GET to show once (Post/Redirect/Get). */
+type Flash = { readonly reveal: true } | { readonly rotated: { readonly oldKeyWorksUntil: number | null } };
+
+const readFlash = (text: string | null): Flash | undefined => {
+  if (text === null) return undefined;
+  try {
+    return JSON.parse(text) as Flash;
+  } catch {
+    return undefined;
+  }
+};
 
 /** A signed-in seller, as the workspace's handlers see them. */
 interface SignedIn {
   readonly sessionId: string;
+  readonly session: LiveSession;
   readonly account: AccountRow;
 }
 
@@ -75,13 +94,18 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
 ) => {
   const root = packageRoot();
   const eta = new Eta({ views: join(root, 'web', 'views'), cache: true });
-  const sessions = createWorkspaceSessions(store, config.workspace.sessionIdleMinutes);
-  const { perAccount, perClient, windowSeconds } = config.workspace.loginAttempts;
+  const sessions = createWorkspaceSessions(store, {
+    idleMinutes: config.workspace.sessionIdleMinutes,
+    maxHours: config.workspace.sessionMaxHours,
+  });
   // The limits machinery the API's budgets use: shared through Redis when REDIS_URL is set.
-  const accountAttempts = scope.limits.failureBudget('loginAccount', { max: perAccount, windowSeconds });
-  const clientAttempts = scope.limits.failureBudget('loginClient', { max: perClient, windowSeconds });
-  // Made now, so the first unknown user takes no longer than the next.
-  dummyHash().catch((error: unknown) => scope.log.error({ err: error }, 'could not prepare the dummy password hash'));
+  const attempts = createLoginAttempts(scope.limits, config.workspace.loginAttempts);
+  // Checks in worker threads, a bounded queue; the dummy hash like most stored ones (read now).
+  const passwords = createPasswordChecker({
+    storedHashes: () => store.passwordHashSample(HASH_SAMPLE_SIZE),
+    onSampleError: (error) => scope.log.error({ err: error }, 'could not prepare the dummy password hash'),
+  });
+  scope.addHook('onClose', async () => passwords.close());
 
   await scope.register(cookie);
   await scope.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
@@ -155,11 +179,15 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
       return variant && workspaceLanguages[variant.config.lang];
     };
 
-    const context = (request: FastifyRequest, reply: FastifyReply, t: WorkspaceTexts, user?: string): PageContext => ({
+    /** A page's common data; signed in, its forms carry tokens of the session's own CSRF secret. */
+    const context = (request: FastifyRequest, reply: FastifyReply, t: WorkspaceTexts, who?: SignedIn): PageContext => ({
       t,
       base: prefix,
-      csrf: reply.generateCsrf({ path: cookiePath, secure: request.protocol === 'https' }),
-      ...(user === undefined ? {} : { user }),
+      csrf:
+        who === undefined
+          ? reply.generateCsrf({ path: cookiePath, secure: request.protocol === 'https' })
+          : who.session.csrfToken(),
+      ...(who === undefined ? {} : { user: who.account.username }),
     });
 
     const notFound = (request: FastifyRequest, reply: FastifyReply) => {
@@ -176,12 +204,12 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
     /** The signed-in seller, or undefined once the reply redirects to the login page. */
     const signedIn = async (request: FastifyRequest, reply: FastifyReply): Promise<SignedIn | undefined> => {
       const sessionId = request.cookies[sessionCookie];
-      const username = sessionId ? await sessions.resume(sessionId) : undefined;
-      const account = username === undefined ? undefined : await store.accountByUsername(username);
-      if (sessionId && username !== undefined && account?.status === 'active') return { sessionId, account };
+      const session = sessionId ? await sessions.resume(sessionId) : undefined;
+      const account = session === undefined ? undefined : await store.accountByUsername(session.username);
+      if (sessionId && session !== undefined && account?.status === 'active') return { sessionId, session, account };
       if (sessionId) {
-        // Ended, idle too long, or the account was suspended: the session goes, and its cookie.
-        if (username !== undefined) await sessions.end(sessionId);
+        // Ended, too old, its password changed, or the account was suspended: the session goes, and its cookie.
+        if (session !== undefined) await sessions.end(sessionId);
         reply.clearCookie(sessionCookie, cookieOptions(request));
       }
       reply.redirect(sessionId ? `${loginUrl}?ended=1` : loginUrl, 303);
@@ -203,13 +231,13 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
       request: FastifyRequest,
       reply: FastifyReply,
       t: WorkspaceTexts,
-      { account }: SignedIn,
+      who: SignedIn,
       options: { reveal: boolean; rotated?: { oldKeyWorksUntil: Date | undefined } },
     ) => {
-      const key = currentKey(request, account);
+      const key = currentKey(request, who.account);
       const until = options.rotated?.oldKeyWorksUntil;
       return renderPage(reply, 200, 'settings', {
-        ...context(request, reply, t, account.username),
+        ...context(request, reply, t, who),
         title: t.settings.title,
         key: key === undefined ? undefined : options.reveal ? { revealed: key } : { value: key, last4: key.slice(-4) },
         rotated: options.rotated !== undefined,
@@ -227,11 +255,14 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
       method: 'GET' | 'POST',
       url: string,
       handler: (request: FastifyRequest, reply: FastifyReply, t: WorkspaceTexts) => Promise<unknown>,
+      options: { preSessionCsrf?: boolean } = {},
     ) =>
       pages.route({
         method,
         url,
-        ...(method === 'POST' ? { preHandler: pages.csrfProtection } : {}),
+        // The login form's token is a pre-session one (double-submit cookie); a signed-in page's
+        // tokens are checked against its session's own secret (workspacePage).
+        ...(options.preSessionCsrf ? { preHandler: pages.csrfProtection } : {}),
         handler: async (request, reply) => {
           const t = textsOf(request);
           return t ? handler(request, reply, t) : notFound(request, reply);
@@ -245,8 +276,24 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
     ) =>
       page(method, url, async (request, reply, t) => {
         const who = await signedIn(request, reply);
-        return who ? handler(request, reply, t, who) : reply;
+        if (!who) return reply;
+        if (method === 'POST' && !who.session.acceptsCsrfToken(field(request.body, '_csrf'))) {
+          return renderPage(reply, 403, 'message', {
+            t,
+            base: prefix,
+            csrf: '',
+            title: t.problems.csrfTitle,
+            text: t.problems.csrfText,
+          });
+        }
+        return handler(request, reply, t, who);
       });
+
+    /** Post/Redirect/Get: what the POST did is shown once by the settings page it redirects to. */
+    const toSettings = async (reply: FastifyReply, who: SignedIn, flash?: Flash) => {
+      if (flash !== undefined) await sessions.setFlash(who.sessionId, JSON.stringify(flash));
+      return reply.redirect(settingsUrl, 303);
+    };
 
     page('GET', loginUrl, async (request, reply, t) => {
       const sessionId = request.cookies[sessionCookie];
@@ -266,68 +313,105 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
       });
     });
 
-    page('POST', loginUrl, async (request, reply, t) => {
-      const login = field(request.body, 'username').trim().slice(0, MAX_LOGIN_LENGTH);
-      const password = field(request.body, 'password');
-      const again = (status: number, error: string) =>
-        renderPage(reply, status, 'login', {
-          ...context(request, reply, t),
-          title: t.login.title,
-          username: login,
-          error,
-        });
-      const accountKey = login.toLowerCase();
-      const client = clientIdOf(request.ip);
-      const wait = Math.max(accountAttempts.retryAfter(accountKey), clientAttempts.retryAfter(client));
-      if (wait > 0) {
-        reply.header('retry-after', String(wait));
-        return again(429, t.login.tooManyAttempts(Math.ceil(wait / 60)));
-      }
-      const account =
-        login === '' ? undefined : ((await store.accountByUsername(login)) ?? (await store.accountByEmail(login)));
-      const hash = account && (await store.passwordHash(account.username));
-      const check =
-        hash === undefined || password.length > MAX_PASSWORD_LENGTH ? undefined : await verifyPassword(password, hash);
-      // No account, or no password: as long as a real check, and the same answer.
-      if (check === undefined) await verifyAgainstDummy(password);
-      if (!account || !check?.matches) {
-        await Promise.all([accountAttempts.recordFailure(accountKey), clientAttempts.recordFailure(client)]);
-        return again(401, t.login.wrongCredentials);
-      }
-      if (account.status !== 'active') return again(403, t.login.suspended);
-      if (check.needsRehash) await store.setPasswordHash(account.username, await hashPassword(password));
-      // A new id at every login; a session the browser held before is ended.
-      const previous = request.cookies[sessionCookie];
-      if (previous) await sessions.end(previous);
-      const sessionId = await sessions.start(account.username);
-      reply.setCookie(sessionCookie, sessionId, cookieOptions(request));
-      return reply.redirect(settingsUrl, 303);
-    });
+    page(
+      'POST',
+      loginUrl,
+      async (request, reply, t) => {
+        const login = field(request.body, 'username').trim().slice(0, MAX_LOGIN_LENGTH);
+        const password = field(request.body, 'password');
+        const again = (status: number, error: string) =>
+          renderPage(reply, status, 'login', {
+            ...context(request, reply, t),
+            title: t.login.title,
+            username: login,
+            error,
+          });
+        const account =
+          login === '' ? undefined : ((await store.accountByUsername(login)) ?? (await store.accountByEmail(login)));
+        // The budgets are taken before the password is checked, by the account (its username and
+        // email are one) and the client; see login-attempts.ts.
+        const attempt = attempts.admit(account?.username ?? login, clientIdOf(request.ip));
+        if (!attempt.admitted) {
+          reply.header('retry-after', String(attempt.retryAfter));
+          return again(429, t.login.tooManyAttempts(Math.ceil(attempt.retryAfter / 60)));
+        }
+        let check: PasswordCheck | undefined;
+        try {
+          const hash = account && (await store.passwordHash(account.username));
+          if (hash === undefined || password.length > MAX_PASSWORD_LENGTH) {
+            // No account, or no password: as long as a real check, and the same answer.
+            await passwords.verifyAgainstDummy(password);
+          } else {
+            check = await passwords.verify(password, hash);
+          }
+        } catch (error) {
+          await attempt.settle('succeeded');
+          if (!(error instanceof PasswordChecksBusyError)) throw error;
+          request.log.warn({ reqId: request.id }, 'login refused: too many password checks waiting');
+          reply.header('retry-after', String(BUSY_RETRY_SECONDS));
+          return again(503, t.login.busy);
+        }
+        if (!account || !check?.matches) {
+          await attempt.settle('failed');
+          return again(401, t.login.wrongCredentials);
+        }
+        await attempt.settle('succeeded');
+        if (account.status !== 'active') return again(403, t.login.suspended);
+        // Before the session starts: the session is bound to the hash it was opened with.
+        if (check.needsRehash) await store.setPasswordHash(account.username, await hashPassword(password));
+        // A new id (and CSRF secret) at every login; a session the browser held before is ended.
+        const previous = request.cookies[sessionCookie];
+        if (previous) await sessions.end(previous);
+        const sessionId = await sessions.start(account.username);
+        reply.setCookie(sessionCookie, sessionId, cookieOptions(request));
+        return reply.redirect(settingsUrl, 303);
+      },
+      { preSessionCsrf: true },
+    );
 
     workspacePage('GET', `${prefix}/workspace`, async (_request, reply) => reply.redirect(settingsUrl, 303));
 
-    workspacePage('GET', settingsUrl, async (request, reply, t, who) =>
-      settingsPage(request, reply, t, who, { reveal: false }),
+    workspacePage('GET', settingsUrl, async (request, reply, t, who) => {
+      // What the last POST left to show, once: a reload shows the page as it is, not the key again.
+      const flash = readFlash(who.session.flash);
+      if (who.session.flash !== null) await sessions.setFlash(who.sessionId, null);
+      if (flash && 'rotated' in flash) {
+        const until = flash.rotated.oldKeyWorksUntil;
+        return settingsPage(request, reply, t, who, {
+          reveal: true,
+          rotated: { oldKeyWorksUntil: until === null ? undefined : new Date(until) },
+        });
+      }
+      return settingsPage(request, reply, t, who, { reveal: flash !== undefined && 'reveal' in flash });
+    });
+
+    workspacePage('POST', `${settingsUrl}/show`, async (_request, reply, _t, who) =>
+      toSettings(reply, who, { reveal: true }),
     );
 
-    workspacePage('POST', `${settingsUrl}/show`, async (request, reply, t, who) =>
-      settingsPage(request, reply, t, who, { reveal: true }),
+    workspacePage('POST', `${settingsUrl}/generate`, async (_request, reply) =>
+      reply.redirect(`${settingsUrl}/generate`, 303),
     );
 
-    workspacePage('POST', `${settingsUrl}/generate`, async (request, reply, t, { account }) => {
+    workspacePage('GET', `${settingsUrl}/generate`, async (request, reply, t, who) => {
       const grace = config.keyRotationGraceSeconds;
       return renderPage(reply, 200, 'confirm', {
-        ...context(request, reply, t, account.username),
+        ...context(request, reply, t, who),
         title: t.confirm.title,
         consequence: grace > 0 ? t.confirm.stopsAfterGrace(t.duration(grace)) : t.confirm.stopsAtOnce,
+        offerEndNow: grace > 0,
       });
     });
 
-    workspacePage('POST', `${settingsUrl}/generate/confirm`, async (request, reply, t, who) => {
-      const rotated = await rotateAccountKey(store, keys, who.account.username, config.keyRotationGraceSeconds);
-      const account = await store.accountByUsername(who.account.username);
-      if (!rotated || !account) return signedIn(request, reply);
-      return settingsPage(request, reply, t, { ...who, account }, { reveal: true, rotated });
+    workspacePage('POST', `${settingsUrl}/generate/confirm`, async (request, reply, _t, who) => {
+      // "End the old key now": a rotation without grace stops the old key (and any retired one) at once.
+      const endNow = field(request.body, 'end_old_key') === '1';
+      const grace = endNow ? 0 : config.keyRotationGraceSeconds;
+      const rotated = await rotateAccountKey(store, keys, who.account.username, grace);
+      if (!rotated) return signedIn(request, reply);
+      return toSettings(reply, who, {
+        rotated: { oldKeyWorksUntil: rotated.oldKeyWorksUntil?.getTime() ?? null },
+      });
     });
 
     workspacePage('POST', `${prefix}/workspace/logout`, async (request, reply, _t, { sessionId }) => {

@@ -193,6 +193,12 @@ describe.each(TEST_STORES)('the seller workspace in Chromium (%s)', (kind) => {
         await page.getByRole('button', { name: l.copy, exact: true }).click();
         await page.getByText(l.copied, { exact: true }).waitFor({ state: 'visible' });
         expect(await readClipboard(page)).toBe(newKey);
+        // Post/Redirect/Get: the new key is shown on a GET page; a reload shows the page (masked), not another key.
+        expect(new URL(page.url()).pathname).toBe(`${l.base}/workspace/settings`);
+        await page.reload();
+        expect(await page.locator('#api-key').getAttribute('data-revealed')).toBeNull();
+        expect(await page.locator('main').innerText()).not.toContain(newKey);
+        expect(await page.locator('#api-key-value').innerHTML()).toBe(newKey);
 
         expect(await detailsStatus(oldKey)).toBe(401);
         expect(await detailsStatus(newKey)).toBe(200);

@@ -1,10 +1,10 @@
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestApiKey } from '../../src/keys/api-keys.js';
 import { hashPassword, verifyPassword } from '../../src/passwords/password-hash.js';
 import { createWorkspaceSessions } from '../../src/web/workspace-sessions.js';
 import { cleanEnv, runCli } from '../helpers/processes.js';
 import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
+import { type Jar, keep, logIn, tokenIn } from './workspace-forms.js';
 
 /** The workspace over HTTP (inject): headers, cookies, limits, grace period, sessions, import/export, CLI. */
 
@@ -26,32 +26,6 @@ const account = (username: string, fields: Record<string, unknown> = {}) => ({
   registered_at: '2023-01-02T03:04:05Z',
   ...fields,
 });
-
-type Jar = Record<string, string>;
-
-/** A browser's cookie jar, reduced: what the app set, sent back. */
-function keep(jar: Jar, response: { cookies: { name: string; value: string }[] }): Jar {
-  for (const cookie of response.cookies) {
-    if (cookie.value === '') delete jar[cookie.name];
-    else jar[cookie.name] = cookie.value;
-  }
-  return jar;
-}
-
-const tokenIn = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
-
-async function logIn(app: FastifyInstance, base: string, username: string, password: string, jar: Jar = {}) {
-  const form = await app.inject({ url: `${base}/login`, cookies: jar });
-  keep(jar, form);
-  const response = await app.inject({
-    method: 'POST',
-    url: `${base}/login`,
-    cookies: jar,
-    payload: { _csrf: tokenIn(form.body), username, password },
-  });
-  keep(jar, response);
-  return { response, jar };
-}
 
 describe.each(TEST_STORES)('workspace over HTTP (%s)', (kind) => {
   let t: TestApp;
@@ -103,7 +77,16 @@ describe.each(TEST_STORES)('workspace over HTTP (%s)', (kind) => {
   });
 
   it('sets a session cookie that holds only a random id: HttpOnly, SameSite=Lax, Path the base; a new id at each login', async () => {
-    const { response, jar } = await logIn(t.app, '/pt', 'ann', PASSWORD);
+    const jar: Jar = {};
+    const form = await t.app.inject({ url: '/pt/login' });
+    keep(jar, form);
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/pt/login',
+      cookies: jar,
+      payload: { _csrf: tokenIn(form.body), username: 'ann', password: PASSWORD },
+    });
+    keep(jar, response);
     expect(response.statusCode).toBe(303);
     expect(response.headers.location).toBe('/pt/workspace/settings');
     const session = response.cookies.find((cookie) => cookie.name === 'mp_session_pt');
@@ -111,13 +94,12 @@ describe.each(TEST_STORES)('workspace over HTTP (%s)', (kind) => {
     expect(session?.secure).toBeUndefined();
     expect(session?.value).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const first = session?.value as string;
-    // Logging in again (a form of the same browser) gives a new id and ends the one the browser held.
-    const page = await t.app.inject({ url: '/pt/workspace/settings', cookies: jar });
+    // Logging in again (the login form of the same browser) gives a new id and ends the one the browser held.
     const again = await t.app.inject({
       method: 'POST',
       url: '/pt/login',
       cookies: jar,
-      payload: { _csrf: tokenIn(page.body), username: 'ann', password: PASSWORD },
+      payload: { _csrf: tokenIn(form.body), username: 'ann', password: PASSWORD },
     });
     expect(again.statusCode).toBe(303);
     keep(jar, again);
@@ -155,20 +137,26 @@ describe.each(TEST_STORES)('workspace over HTTP (%s)', (kind) => {
   it('with keyRotationGraceSeconds, the old key keeps working until the time the page gives', async () => {
     const { jar } = await logIn(t.app, '', 'ann', PASSWORD);
     const settings = await t.app.inject({ url: '/workspace/settings', cookies: jar });
-    const confirm = await t.app.inject({
+    const asked = await t.app.inject({
       method: 'POST',
       url: '/workspace/settings/generate',
       cookies: jar,
       payload: { _csrf: tokenIn(settings.body) },
     });
+    expect(asked.statusCode).toBe(303);
+    expect(asked.headers.location).toBe('/workspace/settings/generate');
+    const confirm = await t.app.inject({ url: '/workspace/settings/generate', cookies: jar });
     expect(confirm.body).toContain('Your current key will keep working for 1 hour, then stop.');
     const before = Date.now();
-    const done = await t.app.inject({
+    const posted = await t.app.inject({
       method: 'POST',
       url: '/workspace/settings/generate/confirm',
       cookies: jar,
       payload: { _csrf: tokenIn(confirm.body) },
     });
+    expect(posted.statusCode).toBe(303);
+    expect(posted.headers.location).toBe('/workspace/settings');
+    const done = await t.app.inject({ url: '/workspace/settings', cookies: jar });
     expect(done.statusCode).toBe(200);
     const until = Date.parse(/<time datetime="([^"]+)"/.exec(done.body)?.[1] ?? '');
     expect(until - before).toBeGreaterThanOrEqual(3600_000 - 1000);
@@ -188,12 +176,12 @@ describe.each(TEST_STORES)('workspace over HTTP (%s)', (kind) => {
 
   it('ends a session left idle longer than the timeout, on the server', async () => {
     let now = Date.now();
-    const sessions = createWorkspaceSessions(t.store, 30, () => now);
+    const sessions = createWorkspaceSessions(t.store, { idleMinutes: 30, maxHours: 12 }, () => now);
     const id = await sessions.start('idle');
     now += 29 * 60_000;
-    expect(await sessions.resume(id)).toBe('idle');
+    expect((await sessions.resume(id))?.username).toBe('idle');
     now += 29 * 60_000;
-    expect(await sessions.resume(id)).toBe('idle');
+    expect((await sessions.resume(id))?.username).toBe('idle');
     now += 30 * 60_000;
     expect(await sessions.resume(id)).toBeUndefined();
     now -= 30 * 60_000;

@@ -1,12 +1,14 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import { initial } from './0001-initial.js';
 import { workspace } from './0002-workspace.js';
+import { sessionBindings } from './0003-session-bindings.js';
 
 /** Every migration in order; names are never changed once released. */
 export function migrationProvider(): MigrationProvider {
   const migrations: Record<string, Migration> = {
     '0001-initial': initial,
     '0002-workspace': workspace,
+    '0003-session-bindings': sessionBindings,
   };
   return { getMigrations: async () => migrations };
 }

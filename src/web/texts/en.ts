@@ -19,6 +19,7 @@ export const en: WorkspaceTexts = {
     suspended: 'This account is suspended and cannot log in. Please contact the marketplace.',
     tooManyAttempts: (minutes) =>
       `Too many failed attempts. Please wait ${plural(minutes, 'minute', 'minutes')} and try again.`,
+    busy: 'Too many people are logging in right now. Please try again in a moment.',
     loggedOut: 'You have logged out.',
     sessionEnded: 'Your session has ended. Please log in again.',
   },
@@ -44,6 +45,7 @@ export const en: WorkspaceTexts = {
     stopsAtOnce: 'Your current key will stop working at once. Programs that use it must be given the new key.',
     stopsAfterGrace: (duration) =>
       `Your current key will keep working for ${duration}, then stop. Programs that use it must be given the new key.`,
+    endOldKeyNow: 'End the old key now',
     yes: 'Yes, generate a new key',
     cancel: 'Cancel',
   },

@@ -19,6 +19,7 @@ export const pt: WorkspaceTexts = {
     suspended: 'Esta conta está suspensa e não pode entrar. Fale com o marketplace.',
     tooManyAttempts: (minutes) =>
       `Tentativas demais sem sucesso. Aguarde ${plural(minutes, 'minuto', 'minutos')} e tente novamente.`,
+    busy: 'Muitas pessoas estão entrando agora. Tente novamente em instantes.',
     loggedOut: 'Você saiu.',
     sessionEnded: 'Sua sessão terminou. Entre novamente.',
   },
@@ -45,6 +46,7 @@ export const pt: WorkspaceTexts = {
       'Sua chave atual deixará de funcionar imediatamente. Os programas que a usam precisarão da nova chave.',
     stopsAfterGrace: (duration) =>
       `Sua chave atual continuará funcionando por ${duration} e depois deixará de funcionar. Os programas que a usam precisarão da nova chave.`,
+    endOldKeyNow: 'Encerrar a chave antiga agora',
     yes: 'Sim, gerar nova chave',
     cancel: 'Cancelar',
   },

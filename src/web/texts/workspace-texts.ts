@@ -17,6 +17,8 @@ export interface WorkspaceTexts {
     readonly wrongCredentials: string;
     readonly suspended: string;
     readonly tooManyAttempts: (minutes: number) => string;
+    /** Too many logins are being checked at once: answered at once rather than queued. */
+    readonly busy: string;
     readonly loggedOut: string;
     readonly sessionEnded: string;
   };
@@ -41,6 +43,8 @@ export interface WorkspaceTexts {
     readonly title: string;
     readonly stopsAtOnce: string;
     readonly stopsAfterGrace: (duration: string) => string;
+    /** The choice, when the old key would keep working a while, to end it now instead. */
+    readonly endOldKeyNow: string;
     readonly yes: string;
     readonly cancel: string;
   };

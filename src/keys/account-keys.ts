@@ -36,8 +36,11 @@ export interface RotatedKey {
 }
 
 /**
- * Gives the account a new key; undefined when there is no such account. The old key stops working
- * at once, or with `graceSeconds` (config `keyRotationGraceSeconds`) that long after now.
+ * Gives the account a new key; undefined when there is no such account. With `graceSeconds`
+ * (config `keyRotationGraceSeconds`) the replaced key keeps working that long after now, and it
+ * alone: a key an earlier rotation retired stops at once. With 0 (the default: `keys rotate --now`,
+ * the admin API's `now`, the workspace's "end the old key now") no earlier key works any more.
+ * Every instance's caches hear of it through the store's change signal, as of any key change.
  */
 export async function rotateAccountKey(
   store: Store,

@@ -9,12 +9,35 @@ import type { KeyMaterial } from './server-secret.js';
 
 /** The server secret in use is not the one the store's keys were sealed with. */
 export class WrongSecretError extends Error {
-  constructor() {
-    super(
-      'the stored key cannot be decrypted with this server secret: use the SECRET_KEY (or secret.key) ' +
-        'the store was filled with, or give the account a new key with `keys rotate`',
-    );
+  constructor(
+    message = 'the stored key cannot be decrypted with this server secret: use the SECRET_KEY (or secret.key) ' +
+      'the store was filled with, or give the account a new key with `keys rotate`',
+  ) {
+    super(message);
     this.name = 'WrongSecretError';
+  }
+}
+
+/**
+ * Throws WrongSecretError when the server secret cannot open the store's keys: one stored key,
+ * decrypted and digested again (two cheap operations), at start. With another secret every key
+ * would answer 401 while /readyz said ready; the server refuses to start instead. The message
+ * names neither the secret nor any key.
+ */
+export async function checkSecretOpensStore(store: Store, material: KeyMaterial): Promise<void> {
+  const account = await store.anyAccount();
+  if (!account) return;
+  let opens: boolean;
+  try {
+    opens = digestApiKey(material, decryptApiKey(material, account.key_cipher)) === account.key_digest;
+  } catch {
+    opens = false;
+  }
+  if (!opens) {
+    throw new WrongSecretError(
+      "the store's API keys cannot be decrypted with this server secret: start with the SECRET_KEY (or secret.key) " +
+        'the store was filled with',
+    );
   }
 }
 

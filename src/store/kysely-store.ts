@@ -246,6 +246,10 @@ export class KyselyStore implements Store {
     return this.guard(async () => (await this.runner.first(this.queries.anyAccount, [1])) === undefined);
   }
 
+  anyAccount(): Promise<AccountRow | undefined> {
+    return this.guard(() => this.db.selectFrom('accounts').selectAll().limit(1).executeTakeFirst());
+  }
+
   runImport<T>(work: (session: ImportSession) => Promise<T>): Promise<T> {
     return this.guard(async () => {
       this.parts.endReadSnapshot?.();

@@ -183,6 +183,8 @@ export interface Store {
   setAccountStatus(username: string, status: AccountStatus): Promise<boolean>;
   /** True when the store holds no account at all. */
   isEmpty(): Promise<boolean>;
+  /** Any one account (the start checks the server secret against its key); undefined when there is none. */
+  anyAccount(): Promise<AccountRow | undefined>;
   /**
    * Runs `work` in one transaction: committed when it resolves, rolled back when it throws
    * (the importer throws to discard an import with bad lines). Other queries of the store keep

@@ -219,7 +219,12 @@ describe.each(TEST_STORES)('admin API on %s', (kind) => {
     });
     expect([(await details(KEY)).statusCode, (await details(rotated)).statusCode]).toEqual([401, 200]);
 
-    const bad = await t.app.inject({ method: 'POST', url: '/admin/v1/import?replace_keys=1', headers, payload: exported });
+    const bad = await t.app.inject({
+      method: 'POST',
+      url: '/admin/v1/import?replace_keys=1',
+      headers,
+      payload: exported,
+    });
     expectAdminError(bad, 400, 'malformed_request', 'replace_keys must be true or false');
 
     const replaced = await t.app.inject({

@@ -316,7 +316,9 @@ describe.each(TEST_STORES)('import upserts (%s)', (kind) => {
       expect(JSON.stringify(refused)).not.toContain('another-key');
       expect(await temp.snapshot()).toEqual(before);
 
-      const result = await temp.importLines([accountLine({ api_key: 'another-key-0123456789' })], { replaceKeys: true });
+      const result = await temp.importLines([accountLine({ api_key: 'another-key-0123456789' })], {
+        replaceKeys: true,
+      });
       expect(result.ok && result.counts.account).toEqual(counts(0, 1, 0));
       const account = await temp.store.accountByUsername('jdoe');
       expect(account?.key_digest).toBe(digestApiKey(keys, 'another-key-0123456789'));

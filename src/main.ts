@@ -5,6 +5,7 @@ import { buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { demoBanner } from './demo/demo-banner.js';
 import { type DemoCredentials, loadDemoData } from './demo/load-demo.js';
+import { checkSecretOpensStore } from './keys/account-keys.js';
 import { loadKeyMaterial } from './keys/key-material.js';
 import { createLogger } from './logging.js';
 import { aggregateWorkerMetrics, shareWorkerMetrics, startMetricsServer } from './metrics/cluster-metrics.js';
@@ -37,9 +38,10 @@ async function loadDemoIfDue(config: Config, store: Store): Promise<DemoCredenti
 
 /** One serving process: store, app, listen; on SIGTERM/SIGINT, finish the requests in flight and exit. */
 async function serve(config: Config, logger: Logger, loadDemo: boolean): Promise<void> {
-  const store = await openStore(config.store);
-  const demo = loadDemo ? await loadDemoIfDue(config, store) : undefined;
+  const store = await openStore(config.store, { createDirectory: config.storeIsDefault });
   const keys = loadKeyMaterial(config);
+  await checkSecretOpensStore(store, keys);
+  const demo = loadDemo ? await loadDemoIfDue(config, store) : undefined;
   const metrics = createServiceMetrics();
   // A worker's own counts are summed with the others' by the primary, which also serves METRICS_PORT.
   const metricsText = cluster.isWorker ? shareWorkerMetrics(metrics.registry) : () => metrics.registry.metrics();
@@ -85,12 +87,14 @@ async function serve(config: Config, logger: Logger, loadDemo: boolean): Promise
  * of them stopped cleanly.
  */
 async function supervise(config: Config, logger: Logger): Promise<void> {
-  // Made (or checked) once here: a bad secret file stops the start with one message, not one per worker.
-  loadKeyMaterial(config);
-  // Opening the store migrates it: done once here, before any worker opens it.
-  const store = await openStore(config.store);
+  // Opening the store migrates it: done once here, before any worker opens it. First, so that a
+  // store directory that does not exist is refused before the secret file could be made in it.
+  const store = await openStore(config.store, { createDirectory: config.storeIsDefault });
   let demo: DemoCredentials | undefined;
   try {
+    // Made (or checked) once here: a bad secret file, or a secret that cannot open the store's
+    // keys, stops the start with one message, not one per worker.
+    await checkSecretOpensStore(store, loadKeyMaterial(config));
     demo = await loadDemoIfDue(config, store);
   } finally {
     await store.close();

@@ -96,7 +96,10 @@ export async function adminPlugin(scope: FastifyInstance, options: AdminPluginOp
 
   scope.post<{ Params: { username: string } }>('/accounts/:username/api-key', async (request, reply) => {
     const username = request.params.username;
-    const rotated = await rotateAccountKey(store, keys, username, config.keyRotationGraceSeconds);
+    // `?now=true`: a leaked key ends at once, whatever keyRotationGraceSeconds says (`keys rotate --now`).
+    const now = flagOption(request.query, 'now');
+    if (now === undefined) return sendAdminError(reply, 'malformed_request', 'now must be true or false');
+    const rotated = await rotateAccountKey(store, keys, username, now ? 0 : config.keyRotationGraceSeconds);
     if (rotated === undefined) return sendAdminError(reply, 'account_not_found');
     request.log.info({ reqId: request.id, action: 'rotate key' }, 'admin: account changed');
     return sendAdminJson(reply, 200, {
@@ -119,6 +122,15 @@ export async function adminPlugin(scope: FastifyInstance, options: AdminPluginOp
     const declared = Number(request.headers['content-length'] ?? 0);
     if (declared > ADMIN_IMPORT_LIMIT_BYTES)
       return sendAdminError(reply.header('connection', 'close'), 'body_too_large');
+    // `?replace_keys=true`: lines may give an account another key than its current one (`import --replace-keys`).
+    const replaceKeys = flagOption(request.query, 'replace_keys');
+    if (replaceKeys === undefined) {
+      return sendAdminError(
+        reply.header('connection', 'close'),
+        'malformed_request',
+        'replace_keys must be true or false',
+      );
+    }
     const input = (request.body ?? request.raw) as AsyncIterable<Uint8Array>;
     try {
       const result = await runImportInWorker({
@@ -127,6 +139,7 @@ export async function adminPlugin(scope: FastifyInstance, options: AdminPluginOp
         keys,
         input,
         limitBytes: ADMIN_IMPORT_LIMIT_BYTES,
+        replaceKeys,
       });
       if (result.ok) {
         metrics.importRun('ok');
@@ -189,6 +202,16 @@ export async function adminPlugin(scope: FastifyInstance, options: AdminPluginOp
       return sendAdminError(reply.header('allow', known.allow), 'method_not_allowed');
     },
   });
+}
+
+/**
+ * A yes/no option of the query string (`?now=true`): false when absent, undefined when it is
+ * anything but `true` or `false` (or given twice), which the caller answers as a malformed request.
+ */
+function flagOption(query: unknown, name: string): boolean | undefined {
+  const value = (query as Record<string, unknown> | undefined)?.[name];
+  if (value === undefined || value === 'false') return false;
+  return value === 'true' ? true : undefined;
 }
 
 /** The admin paths and their methods, for the 405's `Allow`. */

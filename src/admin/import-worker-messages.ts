@@ -7,6 +7,8 @@ export interface ImportWorkerData {
   readonly file: string;
   readonly digestKey: Uint8Array;
   readonly encryptionKey: Uint8Array;
+  /** The import may give an account another key than its current one (see `ImportOptions`). */
+  readonly replaceKeys: boolean;
 }
 
 /** From the worker: the import's result, or why it failed (nothing written). */

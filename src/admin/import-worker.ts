@@ -11,7 +11,7 @@ import type { ImportWorkerAnswer, ImportWorkerData } from './import-worker-messa
 
 const port = parentPort;
 if (!port) throw new Error('import-worker runs as a worker thread');
-const { location, file, digestKey, encryptionKey } = workerData as ImportWorkerData;
+const { location, file, digestKey, encryptionKey, replaceKeys } = workerData as ImportWorkerData;
 const keys = { digestKey: Buffer.from(digestKey), encryptionKey: Buffer.from(encryptionKey) };
 const send = (answer: ImportWorkerAnswer) => port.postMessage(answer);
 
@@ -19,7 +19,7 @@ try {
   const store = await openStore(location);
   try {
     const input = createReadStream(file, { highWaterMark: 1 << 20 });
-    send({ type: 'result', result: await importNdjson(store, keys, input) });
+    send({ type: 'result', result: await importNdjson(store, keys, input, { replaceKeys }) });
   } finally {
     await store.close();
   }

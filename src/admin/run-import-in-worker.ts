@@ -28,6 +28,8 @@ export interface WorkerImportOptions {
   readonly input: AsyncIterable<Uint8Array | string> | NodeJS.ReadableStream;
   /** Bytes past which the import is refused. */
   readonly limitBytes: number;
+  /** The import may replace an account's current key (see `ImportOptions`). */
+  readonly replaceKeys?: boolean;
 }
 
 // Compiled, the worker is a .js file beside this one. Under the test runner both are .ts: the
@@ -54,8 +56,19 @@ async function spool(input: WorkerImportOptions['input'], file: string, limitByt
 }
 
 /** Runs the import of `file` in a worker thread with a store connection of its own. */
-function importInWorker(location: StoreLocation, keys: KeyMaterial, file: string): Promise<ImportResult> {
-  const worker = startWorker({ location, file, digestKey: keys.digestKey, encryptionKey: keys.encryptionKey });
+function importInWorker(
+  location: StoreLocation,
+  keys: KeyMaterial,
+  file: string,
+  replaceKeys: boolean,
+): Promise<ImportResult> {
+  const worker = startWorker({
+    location,
+    file,
+    digestKey: keys.digestKey,
+    encryptionKey: keys.encryptionKey,
+    replaceKeys,
+  });
   return new Promise<ImportResult>((resolve, reject) => {
     worker.once('message', (answer: ImportWorkerAnswer) => {
       if (answer.type === 'result') resolve(answer.result);
@@ -77,12 +90,13 @@ function importInWorker(location: StoreLocation, keys: KeyMaterial, file: string
 export async function runImportInWorker(options: WorkerImportOptions): Promise<ImportResult> {
   const dir = await mkdtemp(join(tmpdir(), 'marketplace-import-'));
   const file = join(dir, 'import.ndjson');
+  const replaceKeys = options.replaceKeys ?? false;
   try {
     await spool(options.input, file, options.limitBytes);
     if (options.location.kind === 'sqlite' && options.location.path === ':memory:') {
-      return await importNdjson(options.store, options.keys, createReadStream(file));
+      return await importNdjson(options.store, options.keys, createReadStream(file), { replaceKeys });
     }
-    return await importInWorker(options.location, options.keys, file);
+    return await importInWorker(options.location, options.keys, file, replaceKeys);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

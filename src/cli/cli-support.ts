@@ -18,7 +18,7 @@ Exit codes:
 /** Opens the configured store for one command and always closes it. */
 export async function withStore<T>(work: (store: Store, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const store = await openStore(config.store);
+  const store = await openStore(config.store, { createDirectory: config.storeIsDefault });
   try {
     return await work(store, config);
   } finally {

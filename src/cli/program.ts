@@ -38,12 +38,22 @@ export function createProgram(): Command {
     .command('import')
     .description('Load accounts, items and purchases from an NDJSON file (- for standard input), all or nothing')
     .argument('<file>', 'NDJSON file, or - for standard input')
+    .option(
+      '--replace-keys',
+      "let an account line's api_key replace the account's current key (without it, such a line is refused)",
+    )
     .addHelpText(
       'after',
-      examples('npm run cli -- import catalogue.ndjson', 'gunzip -c sales.ndjson.gz | npm run cli -- import -'),
+      examples(
+        'npm run cli -- import catalogue.ndjson',
+        'gunzip -c sales.ndjson.gz | npm run cli -- import -',
+        'npm run cli -- import --replace-keys backup.ndjson',
+      ),
     )
-    .action(async (file: string) => {
-      const ok = await withStore((store, config) => runImportCommand({ store, keys: loadKeyMaterial(config), file }));
+    .action(async (file: string, options: { replaceKeys?: boolean }) => {
+      const ok = await withStore((store, config) =>
+        runImportCommand({ store, keys: loadKeyMaterial(config), file, replaceKeys: options.replaceKeys ?? false }),
+      );
       if (!ok) process.exitCode = EXIT.failed;
     });
 
@@ -78,12 +88,16 @@ export function createProgram(): Command {
     });
   keys
     .command('rotate')
-    .description('Give the account a new API key; the old one stops working at once (or after keyRotationGraceSeconds)')
+    .description(
+      'Give the account a new API key; the old one keeps working for keyRotationGraceSeconds (0: stops at once), ' +
+        'any key retired before stops at once',
+    )
     .argument('<username>', "the account's username")
-    .addHelpText('after', examples('npm run cli -- keys rotate jdoe'))
-    .action(async (username: string) => {
+    .option('--now', 'end the old key at once, whatever keyRotationGraceSeconds says (a leaked key)')
+    .addHelpText('after', examples('npm run cli -- keys rotate jdoe', 'npm run cli -- keys rotate --now jdoe'))
+    .action(async (username: string, options: { now?: boolean }) => {
       const rotated = await withStore((store, config) =>
-        rotateAccountKey(store, loadKeyMaterial(config), username, config.keyRotationGraceSeconds),
+        rotateAccountKey(store, loadKeyMaterial(config), username, options.now ? 0 : config.keyRotationGraceSeconds),
       );
       if (rotated === undefined) fail(`no account named ${JSON.stringify(username)}`);
       process.stdout.write(`${rotated.key}\n`);

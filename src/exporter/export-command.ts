@@ -1,11 +1,14 @@
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, fchmodSync, fstatSync, type Stats } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import type { StoreSnapshot } from '../store/snapshot.js';
 import { type ExportCounts, exportNdjson } from './export-ndjson.js';
+
+/** Standard output's file descriptor. */
+const STDOUT_FD = 1;
 
 export interface ExportCommandOptions {
   readonly keys: KeyMaterial;
@@ -29,6 +32,7 @@ export async function runExportCommand(options: ExportCommandOptions): Promise<b
   const stderr = options.stderr ?? process.stderr;
   const file = options.file === undefined || options.file === '-' ? undefined : options.file;
   try {
+    if (file === undefined && options.stdout === undefined) protectRedirectedStdout(stderr);
     const counts =
       file === undefined
         ? await options.read((s) => exportNdjson(s, options.keys, stdout))
@@ -41,6 +45,28 @@ export async function runExportCommand(options: ExportCommandOptions): Promise<b
   } catch (error) {
     stderr.write(`export failed: ${error instanceof Error ? error.message : String(error)}\n`);
     return false;
+  }
+}
+
+/**
+ * `export > FILE`: the shell made FILE with its umask (0644, usually) before the export started.
+ * Standard output being a regular file of ours, it is made 0600 before any key is written to it;
+ * one that cannot be (another owner's) is said so on stderr, and the export goes on.
+ */
+function protectRedirectedStdout(stderr: NodeJS.WritableStream): void {
+  let stats: Stats;
+  try {
+    stats = fstatSync(STDOUT_FD);
+  } catch {
+    return;
+  }
+  if (!stats.isFile() || (stats.mode & 0o077) === 0) return;
+  try {
+    fchmodSync(STDOUT_FD, 0o600);
+  } catch {
+    stderr.write(
+      `warning: standard output is a file others may read (mode ${(stats.mode & 0o777).toString(8)}), and it could not be made 0600\n`,
+    );
   }
 }
 

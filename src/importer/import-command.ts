@@ -13,6 +13,8 @@ export interface ImportCommandOptions {
   readonly keys: KeyMaterial;
   /** A file path, or '-' for standard input. */
   readonly file: string;
+  /** `--replace-keys`: lines may give an account another key than its current one. */
+  readonly replaceKeys?: boolean;
   /** Defaults to the process's own streams. */
   readonly stdin?: NodeJS.ReadableStream;
   readonly stdout?: OutputStream;
@@ -59,7 +61,10 @@ export async function runImportCommand(options: ImportCommandOptions): Promise<b
 
   const progress: ProgressDisplay = stderr.isTTY ? createProgressBar(stderr, totalBytes) : noProgress;
   try {
-    const result = await importNdjson(options.store, options.keys, input, { onProgress: progress.update });
+    const result = await importNdjson(options.store, options.keys, input, {
+      onProgress: progress.update,
+      replaceKeys: options.replaceKeys ?? false,
+    });
     progress.stop();
     const report = importReport(result);
     print(stdout, report.stdout);

@@ -25,6 +25,13 @@ export interface ImportProgress {
 export interface ImportOptions {
   /** Called after each chunk of input. */
   onProgress?(progress: ImportProgress): void;
+  /**
+   * Lets an account line give an account in the store another key than its current one (CLI
+   * `--replace-keys`, admin `replace_keys=true`); the replaced key, and any key a rotation
+   * retired, then stop at once. Without it such a line is a bad line: an old export imported
+   * again would otherwise bring back a key that was rotated away (a leaked one, maybe), silently.
+   */
+  readonly replaceKeys?: boolean;
 }
 
 /** Thrown inside the store's transaction to roll it back, carrying the bad lines out. */
@@ -50,7 +57,7 @@ export async function importNdjson(
 ): Promise<ImportResult> {
   try {
     return await store.runImport(async (session) => {
-      const run = new ImportRun(session, keys);
+      const run = new ImportRun(session, keys, options.replaceKeys ?? false);
       for await (const chunk of ndjsonLines(input as NdjsonInput)) {
         let line = chunk.firstLineNumber;
         for (const text of chunk.lines) {

@@ -88,6 +88,8 @@ export class ImportRun {
   constructor(
     private readonly session: ImportSession,
     private readonly keys: KeyMaterial,
+    /** An account line may replace the account's current key (see `ImportOptions.replaceKeys`). */
+    private readonly replaceKeys = false,
   ) {}
 
   /** Reads one physical line. True when batches are ready: call `flush()` before the next line. */
@@ -174,6 +176,8 @@ export class ImportRun {
     const accounts: AccountUpsert[] = [];
     const accountLines: number[] = [];
     const passwords: PasswordHashUpsert[] = [];
+    /** Accounts in the store given another key by this batch: their retired keys end with the old one. */
+    const rekeyed: string[] = [];
     const items: ItemRecord[] = [];
     const itemLines: number[] = [];
     const purchases: PurchaseRecord[] = [];
@@ -183,12 +187,14 @@ export class ImportRun {
     for (const pending of batch.entries) {
       switch (pending.kind) {
         case 'account': {
-          const decided = this.accountKey(pending, storedKeys.get(pending.entry.record.username), owners, writing);
+          const storedDigest = storedKeys.get(pending.entry.record.username);
+          const decided = this.accountKey(pending, storedDigest, owners, writing);
           if ('rejected' in decided) {
             errors.push({ line: pending.line, message: `account: ${decided.rejected}` });
             writing = false;
           } else if (writing) {
             accounts.push({ record: pending.entry.record, key: decided.key });
+            if (storedDigest !== undefined && decided.key !== undefined) rekeyed.push(pending.entry.record.username);
             accountLines.push(pending.line);
             const passwordHash = pending.entry.extras.password_hash;
             if (passwordHash !== undefined) passwords.push({ username: pending.entry.record.username, passwordHash });
@@ -235,6 +241,7 @@ export class ImportRun {
         (await this.write('account', accountLines, async () => {
           const counts = await this.session.upsertAccounts(accounts);
           await this.session.upsertPasswordHashes(passwords);
+          if (rekeyed.length > 0) await this.session.endRetiredKeys(rekeyed);
           return counts;
         })) ??
         (await this.write('item', itemLines, () => this.session.upsertItems(items))) ??
@@ -285,6 +292,15 @@ export class ImportRun {
       if (storedDigest !== undefined || !writing) return { key: undefined };
       const key = generateApiKey();
       return { key: { digest: digestApiKey(this.keys, key), cipher: encryptApiKey(this.keys, key) } };
+    }
+    // The account's key before this line: the store's, or the one an earlier line gave it.
+    const currentDigest = this.givenKeys.get(username) ?? storedDigest;
+    if (currentDigest !== undefined && currentDigest !== digest && !this.replaceKeys) {
+      return {
+        rejected:
+          "api_key is not the account's current key, and importing it would replace that key " +
+          '(to replace it: import --replace-keys, or replace_keys=true in the admin API)',
+      };
     }
     if (storedDigest !== digest) {
       const holder = this.currentHolder(digest, owners.get(digest), username);

@@ -36,6 +36,10 @@ export function parseLine(text: string): ParsedLine {
     value = JSON.parse(text);
   } catch {
     // The parser's own message quotes the line, which may hold a key: say no more than this.
+    // `npm run cli -- export > FILE` (without -s) puts npm's banner, "> marketplace-api@…", on top.
+    if (text.startsWith('> ')) {
+      return { kind: 'bad', message: "not valid JSON (npm's banner? export with npm run -s cli -- export > FILE)" };
+    }
     return { kind: 'bad', message: 'not valid JSON' };
   }
   if (typeof value !== 'object' || value === null || value === undefined || Array.isArray(value)) {

@@ -9,12 +9,35 @@ import type { KeyMaterial } from './server-secret.js';
 
 /** The server secret in use is not the one the store's keys were sealed with. */
 export class WrongSecretError extends Error {
-  constructor() {
-    super(
-      'the stored key cannot be decrypted with this server secret: use the SECRET_KEY (or secret.key) ' +
-        'the store was filled with, or give the account a new key with `keys rotate`',
-    );
+  constructor(
+    message = 'the stored key cannot be decrypted with this server secret: use the SECRET_KEY (or secret.key) ' +
+      'the store was filled with, or give the account a new key with `keys rotate`',
+  ) {
+    super(message);
     this.name = 'WrongSecretError';
+  }
+}
+
+/**
+ * Throws WrongSecretError when the server secret cannot open the store's keys: one stored key,
+ * decrypted and digested again (two cheap operations), at start. With another secret every key
+ * would answer 401 while /readyz said ready; the server refuses to start instead. The message
+ * names neither the secret nor any key.
+ */
+export async function checkSecretOpensStore(store: Store, material: KeyMaterial): Promise<void> {
+  const account = await store.anyAccount();
+  if (!account) return;
+  let opens: boolean;
+  try {
+    opens = digestApiKey(material, decryptApiKey(material, account.key_cipher)) === account.key_digest;
+  } catch {
+    opens = false;
+  }
+  if (!opens) {
+    throw new WrongSecretError(
+      "the store's API keys cannot be decrypted with this server secret: start with the SECRET_KEY (or secret.key) " +
+        'the store was filled with',
+    );
   }
 }
 
@@ -36,8 +59,11 @@ export interface RotatedKey {
 }
 
 /**
- * Gives the account a new key; undefined when there is no such account. The old key stops working
- * at once, or with `graceSeconds` (config `keyRotationGraceSeconds`) that long after now.
+ * Gives the account a new key; undefined when there is no such account. With `graceSeconds`
+ * (config `keyRotationGraceSeconds`) the replaced key keeps working that long after now, and it
+ * alone: a key an earlier rotation retired stops at once. With 0 (the default: `keys rotate --now`,
+ * the admin API's `now`, the workspace's "end the old key now") no earlier key works any more.
+ * Every instance's caches hear of it through the store's change signal, as of any key change.
  */
 export async function rotateAccountKey(
   store: Store,

@@ -91,7 +91,7 @@ function readSecretFile(path: string): string | undefined {
  */
 function createSecretFile(path: string): void {
   const directory = dirname(path);
-  mkdirSync(directory, { recursive: true });
+  mkdirSync(directory, { recursive: true, mode: 0o700 });
   const temp = join(directory, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     const fd = openSync(temp, 'wx', 0o600);

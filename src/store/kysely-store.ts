@@ -138,7 +138,12 @@ export class KyselyStore implements Store {
           .where('username', '=', username)
           .execute();
         const now = Date.now();
-        await trx.deleteFrom('retired_keys').where('expires_at', '<=', now).execute();
+        // A grace period keeps one previous key at most: this rotation ends any key an earlier one
+        // retired (and, without a grace period, leaves none), so a leaked key can always be revoked.
+        await trx
+          .deleteFrom('retired_keys')
+          .where((where) => where.or([where('expires_at', '<=', now), where('username', '=', username)]))
+          .execute();
         if (retireOldUntil !== undefined && retireOldUntil > now) {
           await trx
             .insertInto('retired_keys')
@@ -252,6 +257,10 @@ export class KyselyStore implements Store {
 
   isEmpty(): Promise<boolean> {
     return this.guard(async () => (await this.runner.first(this.queries.anyAccount, [1])) === undefined);
+  }
+
+  anyAccount(): Promise<AccountRow | undefined> {
+    return this.guard(() => this.db.selectFrom('accounts').selectAll().limit(1).executeTakeFirst());
   }
 
   runImport<T>(work: (session: ImportSession) => Promise<T>): Promise<T> {

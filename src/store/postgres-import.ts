@@ -277,6 +277,14 @@ class PostgresImportSession implements ImportSession {
     };
   }
 
+  async endRetiredKeys(usernames: readonly string[]): Promise<void> {
+    await this.client.query({
+      name: 'import_end_retired_keys',
+      text: 'DELETE FROM retired_keys WHERE username = ANY($1::text[])',
+      values: [usernames],
+    });
+  }
+
   /** Password hashes go to their own table (see migration 0002), one statement per batch. */
   async upsertPasswordHashes(rows: readonly PasswordHashUpsert[]): Promise<void> {
     if (rows.length === 0) return;

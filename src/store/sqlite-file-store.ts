@@ -131,6 +131,10 @@ export class SqliteFileStore implements Store {
     return this.live().isEmpty();
   }
 
+  async anyAccount(): Promise<AccountRow | undefined> {
+    return this.live().anyAccount();
+  }
+
   async runImport<T>(work: (session: ImportSession) => Promise<T>): Promise<T> {
     return this.live().runImport(work);
   }

@@ -216,6 +216,11 @@ class SqliteImportSession implements ImportSession {
     return counts;
   }
 
+  async endRetiredKeys(usernames: readonly string[]): Promise<void> {
+    const end = this.db.prepare('DELETE FROM retired_keys WHERE username = ?');
+    for (const username of usernames) end.run(username);
+  }
+
   /** Password hashes go to their own table (see migration 0002), prepared on first use. */
   async upsertPasswordHashes(rows: readonly PasswordHashUpsert[]): Promise<void> {
     if (rows.length === 0) return;

@@ -1,10 +1,10 @@
-import { mkdirSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { statSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { type CompiledQuery, Kysely, SqliteDialect } from 'kysely';
 import type { Database } from './database.js';
 import { KyselyStore, migrateToLatest } from './kysely-store.js';
 import type { QueryRunner } from './query-runner.js';
+import { prepareSqliteFile } from './sqlite-file-modes.js';
 import { SqliteFileStore } from './sqlite-file-store.js';
 import { runSqliteImport } from './sqlite-import.js';
 import { ReadSnapshot } from './sqlite-read-snapshot.js';
@@ -75,13 +75,14 @@ function createSqliteRunner(sqlite: BetterSqlite3.Database, snapshot: ReadSnapsh
 }
 
 /**
- * Opens (creating when needed) and migrates the SQLite store at `path`. A store in a file watches
- * that the file is still there (see SqliteFileStore): answers 503 while it is gone, and opens it
- * again once it is put back.
+ * Opens (creating when needed, mode 0600) and migrates the SQLite store at `path`, whose directory
+ * must exist unless `createDirectory` (see prepareSqliteFile). A store in a file watches that the
+ * file is still there (see SqliteFileStore): answers 503 while it is gone, and opens it again once
+ * it is put back.
  */
-export async function openSqliteStore(path: string): Promise<Store> {
+export async function openSqliteStore(path: string, createDirectory = false): Promise<Store> {
   if (path === ':memory:') return connectSqlite(path, true);
-  mkdirSync(dirname(path), { recursive: true });
+  prepareSqliteFile(path, createDirectory);
   const store = await connectSqlite(path, true);
   return new SqliteFileStore(path, store, statSync(path), () => connectSqlite(path, false));
 }

@@ -57,6 +57,11 @@ export interface ImportSession {
   upsertItems(rows: readonly ItemRecord[]): Promise<UpsertCounts>;
   /** Upserts by `code_key`; each purchase's item must exist. */
   upsertPurchases(rows: readonly PurchaseRecord[]): Promise<UpsertCounts>;
+  /**
+   * Ends every key a rotation retired for these accounts (their grace period): called for accounts
+   * whose key the import replaced, so that only the imported key opens them from then on.
+   */
+  endRetiredKeys(usernames: readonly string[]): Promise<void>;
   /** Sets these accounts' password hashes (each account written earlier in the session or stored). */
   upsertPasswordHashes(rows: readonly PasswordHashUpsert[]): Promise<void>;
 }
@@ -152,7 +157,8 @@ export interface Store {
   accountByRetiredKeyDigest(digest: string, now: number): Promise<RetiredKeyAccount | undefined>;
   /**
    * Replaces the account's key; false when there is no such account. With `retireOldUntil` (ms
-   * since the epoch) the old key keeps opening the account until then.
+   * since the epoch) the old key keeps opening the account until then; any key retired before
+   * stops at once (one previous key at most), and without `retireOldUntil` none is left working.
    */
   replaceAccountKey(username: string, key: StoredKey, retireOldUntil?: number): Promise<boolean>;
   /** The account's password hash, if it has one. */
@@ -181,6 +187,8 @@ export interface Store {
   setAccountStatus(username: string, status: AccountStatus): Promise<boolean>;
   /** True when the store holds no account at all. */
   isEmpty(): Promise<boolean>;
+  /** Any one account (the start checks the server secret against its key); undefined when there is none. */
+  anyAccount(): Promise<AccountRow | undefined>;
   /**
    * Runs `work` in one transaction: committed when it resolves, rolled back when it throws
    * (the importer throws to discard an import with bad lines). Other queries of the store keep

@@ -156,7 +156,7 @@ describe.each(TEST_STORES)('admin API on %s', (kind) => {
     const unknown = await t.app.inject({ method: 'POST', url: '/admin/v1/accounts/nobody/api-key', headers: AUTH });
     expectAdminError(unknown, 404, 'account_not_found', 'No account has this username');
     // Put the fixture key back for the other tests.
-    await t.importLines([accountLine({ api_key: KEY })]);
+    await t.importLines([accountLine({ api_key: KEY })], { replaceKeys: true });
   });
 
   it('imports NDJSON streamed in the request, with the counts per type', async () => {
@@ -222,6 +222,43 @@ describe.each(TEST_STORES)('admin API on %s', (kind) => {
       error_count: 2,
     });
     expect(await t.store.purchase('never-3')).toBeUndefined();
+  });
+
+  it("refuses an import that would replace an account's key, unless ?replace_keys=true", async () => {
+    const exported = (await t.app.inject({ method: 'GET', url: '/admin/v1/export', headers: AUTH })).body;
+    const rotated = (
+      await t.app.inject({ method: 'POST', url: '/admin/v1/accounts/jdoe/api-key', headers: AUTH })
+    ).json().api_key;
+    const headers = { ...AUTH, 'content-type': 'application/x-ndjson' };
+    const refused = await t.app.inject({ method: 'POST', url: '/admin/v1/import', headers, payload: exported });
+    expectAdminJson(refused, 422, {
+      code: 'import_rejected',
+      message: 'import failed: 1 bad line; nothing was written',
+      errors: [
+        "line 1: account: api_key is not the account's current key, and importing it would replace that key " +
+          '(to replace it: import --replace-keys, or replace_keys=true in the admin API)',
+      ],
+      error_count: 1,
+    });
+    expect([(await details(KEY)).statusCode, (await details(rotated)).statusCode]).toEqual([401, 200]);
+
+    const bad = await t.app.inject({
+      method: 'POST',
+      url: '/admin/v1/import?replace_keys=1',
+      headers,
+      payload: exported,
+    });
+    expectAdminError(bad, 400, 'malformed_request', 'replace_keys must be true or false');
+
+    const replaced = await t.app.inject({
+      method: 'POST',
+      url: '/admin/v1/import?replace_keys=true',
+      headers,
+      payload: exported,
+    });
+    expect(replaced.statusCode, replaced.body).toBe(200);
+    expect(replaced.json().accounts).toEqual({ inserted: 0, updated: 1, unchanged: 1 });
+    expect([(await details(KEY)).statusCode, (await details(rotated)).statusCode]).toEqual([200, 401]);
   });
 
   it('streams the export as NDJSON that imports back', async () => {

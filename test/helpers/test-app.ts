@@ -4,7 +4,7 @@ import { Readable, Writable } from 'node:stream';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { type Config, type ConfigFile, loadConfig } from '../../src/config.js';
-import { importNdjson } from '../../src/importer/import-ndjson.js';
+import { type ImportOptions, importNdjson } from '../../src/importer/import-ndjson.js';
 import { loadKeyMaterial } from '../../src/keys/key-material.js';
 import type { KeyMaterial } from '../../src/keys/server-secret.js';
 import { createLogger } from '../../src/logging.js';
@@ -28,7 +28,7 @@ export interface TestApp {
   /** Every line the app logged (at the level asked for). */
   readonly logs: string[];
   /** Imports NDJSON lines through the real importer; throws with the reported errors when rejected. */
-  importLines(lines: readonly (string | object)[]): Promise<void>;
+  importLines(lines: readonly (string | object)[], options?: ImportOptions): Promise<void>;
   /** Checks every answer `app.inject` returns against the contract's schema for its route and status. */
   readonly contract: ContractChecker;
   close(): Promise<void>;
@@ -81,9 +81,9 @@ export async function createTestApp(
   const logger = createLogger(options.logLevel ?? 'trace', sink);
   const app = await buildApp({ config, store: options.wrapStore?.(store) ?? store, keys, logger });
   const contract = checkEveryAnswer(app, config);
-  const importLines = async (lines: readonly (string | object)[]) => {
+  const importLines = async (lines: readonly (string | object)[], importOptions?: ImportOptions) => {
     const text = lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n');
-    const result = await importNdjson(store, keys, Readable.from([text]));
+    const result = await importNdjson(store, keys, Readable.from([text]), importOptions);
     if (!result.ok) throw new Error(result.errors.map((e) => `line ${e.line}: ${e.message}`).join('\n'));
   };
   if (options.lines) await importLines(options.lines);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll } from 'vitest';
-import { type ImportResult, importNdjson } from '../../src/importer/import-ndjson.js';
+import { type ImportOptions, type ImportResult, importNdjson } from '../../src/importer/import-ndjson.js';
 import { deriveKeyMaterial } from '../../src/keys/server-secret.js';
 import { openPostgresStore } from '../../src/store/postgres.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
@@ -20,7 +20,7 @@ export interface TempStore {
   /** A temp directory for the test's files. */
   readonly dir: string;
   /** Imports lines (objects are written as JSON, strings as they are), one per line. */
-  importLines(lines: readonly (string | object)[]): Promise<ImportResult>;
+  importLines(lines: readonly (string | object)[], options?: ImportOptions): Promise<ImportResult>;
   /** Every row of every table, read straight from the database, in key order (code point order for text). */
   snapshot(): Promise<Snapshot>;
   close(): Promise<void>;
@@ -61,7 +61,7 @@ async function createSqliteTempStore(): Promise<TempStore> {
     kind: 'sqlite',
     store,
     dir,
-    importLines: (lines) => importNdjson(store, keys, ndjson(lines)),
+    importLines: (lines, options) => importNdjson(store, keys, ndjson(lines), options),
     snapshot: async () => {
       const db = new BetterSqlite3(path, { readonly: true });
       try {
@@ -89,7 +89,7 @@ async function createPostgresTempStore(database: TestDatabase): Promise<TempStor
     kind: 'postgres',
     store,
     dir,
-    importLines: (lines) => importNdjson(store, keys, ndjson(lines)),
+    importLines: (lines, options) => importNdjson(store, keys, ndjson(lines), options),
     snapshot: async () => ({
       accounts: await database.query('SELECT * FROM accounts ORDER BY username COLLATE "C"'),
       items: await database.query('SELECT * FROM items ORDER BY id'),

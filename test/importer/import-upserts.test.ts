@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { rotateAccountKey } from '../../src/keys/account-keys.js';
 import { decryptApiKey, digestApiKey } from '../../src/keys/api-keys.js';
 import { TEST_STORES } from '../helpers/test-database.js';
 import {
@@ -304,9 +305,20 @@ describe.each(TEST_STORES)('import upserts (%s)', (kind) => {
       expect(await temp.snapshot()).toEqual(before);
     });
 
-    it('replaces a key when the file gives another one', async () => {
+    it("refuses a line that would replace an account's key, unless told to replace keys", async () => {
       await temp.importLines([accountLine({ api_key: GIVEN_KEY })]);
-      const result = await temp.importLines([accountLine({ api_key: 'another-key-0123456789' })]);
+      const before = await temp.snapshot();
+      const refused = await temp.importLines([itemLine(), accountLine({ api_key: 'another-key-0123456789' })]);
+      expect(errorLines(refused)).toEqual([
+        "line 2: account: api_key is not the account's current key, and importing it would replace that key " +
+          '(to replace it: import --replace-keys, or replace_keys=true in the admin API)',
+      ]);
+      expect(JSON.stringify(refused)).not.toContain('another-key');
+      expect(await temp.snapshot()).toEqual(before);
+
+      const result = await temp.importLines([accountLine({ api_key: 'another-key-0123456789' })], {
+        replaceKeys: true,
+      });
       expect(result.ok && result.counts.account).toEqual(counts(0, 1, 0));
       const account = await temp.store.accountByUsername('jdoe');
       expect(account?.key_digest).toBe(digestApiKey(keys, 'another-key-0123456789'));
@@ -343,12 +355,33 @@ describe.each(TEST_STORES)('import upserts (%s)', (kind) => {
       expect(JSON.stringify(inStore)).not.toContain(GIVEN_KEY);
     });
 
+    it('ends the keys a rotation retired when it replaces the key: only the imported one opens the account', async () => {
+      await temp.importLines([accountLine({ api_key: GIVEN_KEY })]);
+      const rotated = await rotateAccountKey(temp.store, keys, 'jdoe', 3600);
+      if (!rotated) throw new Error('jdoe has no account');
+      const now = Date.now();
+      expect((await temp.store.accountByRetiredKeyDigest(digestApiKey(keys, GIVEN_KEY), now))?.account.username).toBe(
+        'jdoe',
+      );
+      const result = await temp.importLines([accountLine({ api_key: 'imported-key-0123456789' })], {
+        replaceKeys: true,
+      });
+      expect(result.ok).toBe(true);
+      for (const key of [GIVEN_KEY, rotated.key]) {
+        expect(await temp.store.accountByKeyDigest(digestApiKey(keys, key))).toBeUndefined();
+        expect(await temp.store.accountByRetiredKeyDigest(digestApiKey(keys, key), now)).toBeUndefined();
+      }
+      expect((await temp.store.accountByKeyDigest(digestApiKey(keys, 'imported-key-0123456789')))?.username).toBe(
+        'jdoe',
+      );
+    });
+
     it('lets a key move to another account once its holder has been given a new one', async () => {
       await temp.importLines([accountLine({ api_key: GIVEN_KEY })]);
-      const result = await temp.importLines([
-        accountLine({ api_key: 'replacement-key-0123456789' }),
-        accountLine({ username: 'heir', api_key: GIVEN_KEY }),
-      ]);
+      const result = await temp.importLines(
+        [accountLine({ api_key: 'replacement-key-0123456789' }), accountLine({ username: 'heir', api_key: GIVEN_KEY })],
+        { replaceKeys: true },
+      );
       expect(result.ok).toBe(true);
       expect((await temp.store.accountByKeyDigest(digestApiKey(keys, GIVEN_KEY)))?.username).toBe('heir');
     });

@@ -40,6 +40,11 @@ describe('npm start on a fresh clone', () => {
     expect(out).toContain('DEMO DATA');
     expect(statSync(join(cwd, 'data', 'marketplace.db')).isFile()).toBe(true);
     expect(statSync(join(cwd, 'data', 'secret.key')).mode & 0o777).toBe(0o600);
+    // Every file of the store holds keys' digests and ciphertexts: its owner's alone (the process's umask is 022).
+    expect(statSync(join(cwd, 'data')).mode & 0o777).toBe(0o700);
+    for (const file of ['marketplace.db', 'marketplace.db-wal', 'marketplace.db-shm']) {
+      expect([file, statSync(join(cwd, 'data', file)).mode & 0o777]).toEqual([file, 0o600]);
+    }
 
     const curls = out.split('\n').filter((line) => line.trim().startsWith('curl '));
     expect(curls).toHaveLength(8);

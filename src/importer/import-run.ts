@@ -6,6 +6,7 @@ import {
   ImportRowRejectedError,
   type ImportSession,
   type PasswordHashUpsert,
+  type ReplacedKey,
   type StoredKey,
   type UpsertCounts,
 } from '../store/store.js';
@@ -172,12 +173,12 @@ export class ImportRun {
 
   private async process(batch: Batch): Promise<void> {
     const errors = batch.errors;
-    const { storedKeys, owners, storedItems } = await this.lookUp(batch);
+    const { storedKeys, owners, formerHolders, storedItems } = await this.lookUp(batch);
     const accounts: AccountUpsert[] = [];
     const accountLines: number[] = [];
     const passwords: PasswordHashUpsert[] = [];
     /** Accounts in the store given another key by this batch: their retired keys end with the old one. */
-    const rekeyed: string[] = [];
+    const rekeyed: ReplacedKey[] = [];
     const items: ItemRecord[] = [];
     const itemLines: number[] = [];
     const purchases: PurchaseRecord[] = [];
@@ -188,13 +189,15 @@ export class ImportRun {
       switch (pending.kind) {
         case 'account': {
           const storedDigest = storedKeys.get(pending.entry.record.username);
-          const decided = this.accountKey(pending, storedDigest, owners, writing);
+          const decided = this.accountKey(pending, storedDigest, owners, formerHolders, writing);
           if ('rejected' in decided) {
             errors.push({ line: pending.line, message: `account: ${decided.rejected}` });
             writing = false;
           } else if (writing) {
             accounts.push({ record: pending.entry.record, key: decided.key });
-            if (storedDigest !== undefined && decided.key !== undefined) rekeyed.push(pending.entry.record.username);
+            if (storedDigest !== undefined && decided.key !== undefined) {
+              rekeyed.push({ username: pending.entry.record.username, formerDigest: storedDigest });
+            }
             accountLines.push(pending.line);
             const passwordHash = pending.entry.extras.password_hash;
             if (passwordHash !== undefined) passwords.push({ username: pending.entry.record.username, passwordHash });
@@ -241,7 +244,7 @@ export class ImportRun {
         (await this.write('account', accountLines, async () => {
           const counts = await this.session.upsertAccounts(accounts);
           await this.session.upsertPasswordHashes(passwords);
-          if (rekeyed.length > 0) await this.session.endRetiredKeys(rekeyed);
+          if (rekeyed.length > 0) await this.session.keysReplaced(rekeyed);
           return counts;
         })) ??
         (await this.write('item', itemLines, () => this.session.upsertItems(items))) ??
@@ -270,6 +273,10 @@ export class ImportRun {
     return {
       storedKeys: usernames.size > 0 ? await this.session.accountKeys([...usernames]) : new Map<string, string>(),
       owners: digests.size > 0 ? await this.session.keyOwners([...digests]) : new Map<string, string>(),
+      formerHolders:
+        digests.size > 0 && !this.replaceKeys
+          ? await this.session.formerKeyHolders([...digests])
+          : new Map<string, Set<string>>(),
       storedItems: itemIds.size > 0 ? await this.session.existingItems([...itemIds]) : new Set<number>(),
     };
   }
@@ -283,6 +290,7 @@ export class ImportRun {
     pending: Pending & { kind: 'account' },
     storedDigest: string | undefined,
     owners: ReadonlyMap<string, string>,
+    formerHolders: ReadonlyMap<string, ReadonlySet<string>>,
     writing: boolean,
   ): { key: StoredKey | undefined } | { rejected: string } {
     const { username } = pending.entry.record;
@@ -295,11 +303,13 @@ export class ImportRun {
     }
     // The account's key before this line: the store's, or the one an earlier line gave it.
     const currentDigest = this.givenKeys.get(username) ?? storedDigest;
-    if (currentDigest !== undefined && currentDigest !== digest && !this.replaceKeys) {
+    // A key the account had and lost (rotated away: leaked, maybe) is not brought back by an old
+    // file without being asked to; a key it never had works from then on, as the contract says.
+    if (currentDigest !== undefined && currentDigest !== digest && formerHolders.get(digest)?.has(username)) {
       return {
         rejected:
-          "api_key is not the account's current key, and importing it would replace that key " +
-          '(to replace it: import --replace-keys, or replace_keys=true in the admin API)',
+          'api_key is a key this account had before and that was replaced; importing it would bring it back ' +
+          'in place of the current key (to do so: import --replace-keys, or replace_keys=true in the admin API)',
       };
     }
     if (storedDigest !== digest) {

@@ -8,6 +8,7 @@ export interface Database {
   account_credentials: CredentialRow;
   workspace_sessions: SessionRow;
   retired_keys: RetiredKeyRow;
+  replaced_keys: ReplacedKeyRow;
 }
 
 /** An account's password hash, kept apart from `accounts` (see migration 0002). */
@@ -35,4 +36,11 @@ export interface RetiredKeyRow {
   key_digest: string;
   username: string;
   expires_at: number;
+}
+
+/** A key the account had and lost, by its digest (see migration 0004). */
+export interface ReplacedKeyRow {
+  username: string;
+  key_digest: string;
+  replaced_at: number;
 }

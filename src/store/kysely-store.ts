@@ -138,6 +138,11 @@ export class KyselyStore implements Store {
           .where('username', '=', username)
           .execute();
         const now = Date.now();
+        await trx
+          .insertInto('replaced_keys')
+          .values({ username, key_digest: old.key_digest, replaced_at: now })
+          .onConflict((conflict) => conflict.columns(['username', 'key_digest']).doUpdateSet({ replaced_at: now }))
+          .execute();
         // A grace period keeps one previous key at most: this rotation ends any key an earlier one
         // retired (and, without a grace period, leaves none), so a leaked key can always be revoked.
         await trx

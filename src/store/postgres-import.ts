@@ -9,6 +9,7 @@ import {
   ImportRowRejectedError,
   type ImportSession,
   type PasswordHashUpsert,
+  type ReplacedKey,
   type UpsertCounts,
 } from './store.js';
 
@@ -277,11 +278,35 @@ class PostgresImportSession implements ImportSession {
     };
   }
 
-  async endRetiredKeys(usernames: readonly string[]): Promise<void> {
+  async formerKeyHolders(digests: readonly string[]): Promise<Map<string, Set<string>>> {
+    const { rows } = await this.client.query<{ username: string; key_digest: string }>({
+      name: 'import_former_key_holders',
+      text: 'SELECT key_digest, username FROM replaced_keys WHERE key_digest = ANY($1::text[])',
+      values: [digests],
+    });
+    const found = new Map<string, Set<string>>();
+    for (const row of rows) {
+      const holders = found.get(row.key_digest) ?? new Set<string>();
+      holders.add(row.username);
+      found.set(row.key_digest, holders);
+    }
+    return found;
+  }
+
+  async keysReplaced(rows: readonly ReplacedKey[]): Promise<void> {
+    const usernames = rows.map((row) => row.username);
     await this.client.query({
       name: 'import_end_retired_keys',
       text: 'DELETE FROM retired_keys WHERE username = ANY($1::text[])',
       values: [usernames],
+    });
+    await this.client.query({
+      name: 'import_replaced_keys',
+      text:
+        'INSERT INTO replaced_keys (username, key_digest, replaced_at) ' +
+        'SELECT u, d, $3::int8 FROM unnest($1::text[], $2::text[]) AS r(u, d) ' +
+        'ON CONFLICT (username, key_digest) DO UPDATE SET replaced_at = EXCLUDED.replaced_at',
+      values: [usernames, rows.map((row) => row.formerDigest), Date.now()],
     });
   }
 

@@ -8,6 +8,7 @@ import {
   ImportRowRejectedError,
   type ImportSession,
   type PasswordHashUpsert,
+  type ReplacedKey,
   type UpsertCounts,
 } from './store.js';
 
@@ -216,9 +217,29 @@ class SqliteImportSession implements ImportSession {
     return counts;
   }
 
-  async endRetiredKeys(usernames: readonly string[]): Promise<void> {
+  async formerKeyHolders(digests: readonly string[]): Promise<Map<string, Set<string>>> {
+    const holders = this.db
+      .prepare<[string], string>('SELECT username FROM replaced_keys WHERE key_digest = ?')
+      .pluck();
+    const found = new Map<string, Set<string>>();
+    for (const digest of digests) {
+      const usernames = holders.all(digest);
+      if (usernames.length > 0) found.set(digest, new Set(usernames));
+    }
+    return found;
+  }
+
+  async keysReplaced(rows: readonly ReplacedKey[]): Promise<void> {
     const end = this.db.prepare('DELETE FROM retired_keys WHERE username = ?');
-    for (const username of usernames) end.run(username);
+    const remember = this.db.prepare(
+      'INSERT INTO replaced_keys (username, key_digest, replaced_at) VALUES (?, ?, ?) ' +
+        'ON CONFLICT (username, key_digest) DO UPDATE SET replaced_at = excluded.replaced_at',
+    );
+    const now = Date.now();
+    for (const { username, formerDigest } of rows) {
+      end.run(username);
+      remember.run(username, formerDigest, now);
+    }
   }
 
   /** Password hashes go to their own table (see migration 0002), prepared on first use. */

@@ -57,13 +57,22 @@ export interface ImportSession {
   upsertItems(rows: readonly ItemRecord[]): Promise<UpsertCounts>;
   /** Upserts by `code_key`; each purchase's item must exist. */
   upsertPurchases(rows: readonly PurchaseRecord[]): Promise<UpsertCounts>;
+  /** For each of these key digests, the accounts that had it and lost it (see `ReplacedKey`). */
+  formerKeyHolders(digests: readonly string[]): Promise<Map<string, Set<string>>>;
   /**
-   * Ends every key a rotation retired for these accounts (their grace period): called for accounts
-   * whose key the import replaced, so that only the imported key opens them from then on.
+   * Called for accounts whose key the import replaced: remembers each one's former key as
+   * replaced, and ends every key a rotation retired for them (their grace period), so that only
+   * the imported key opens them from then on.
    */
-  endRetiredKeys(usernames: readonly string[]): Promise<void>;
+  keysReplaced(rows: readonly ReplacedKey[]): Promise<void>;
   /** Sets these accounts' password hashes (each account written earlier in the session or stored). */
   upsertPasswordHashes(rows: readonly PasswordHashUpsert[]): Promise<void>;
+}
+
+/** An account and the digest of the key it has just lost. */
+export interface ReplacedKey {
+  readonly username: string;
+  readonly formerDigest: string;
 }
 
 /** An account's password hash, as an import line gives it. */

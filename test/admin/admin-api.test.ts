@@ -224,7 +224,7 @@ describe.each(TEST_STORES)('admin API on %s', (kind) => {
     expect(await t.store.purchase('never-3')).toBeUndefined();
   });
 
-  it("refuses an import that would replace an account's key, unless ?replace_keys=true", async () => {
+  it('refuses an import that would bring back a rotated-away key, unless ?replace_keys=true', async () => {
     const exported = (await t.app.inject({ method: 'GET', url: '/admin/v1/export', headers: AUTH })).body;
     const rotated = (
       await t.app.inject({ method: 'POST', url: '/admin/v1/accounts/jdoe/api-key', headers: AUTH })
@@ -235,8 +235,8 @@ describe.each(TEST_STORES)('admin API on %s', (kind) => {
       code: 'import_rejected',
       message: 'import failed: 1 bad line; nothing was written',
       errors: [
-        "line 1: account: api_key is not the account's current key, and importing it would replace that key " +
-          '(to replace it: import --replace-keys, or replace_keys=true in the admin API)',
+        'line 1: account: api_key is a key this account had before and that was replaced; importing it would ' +
+          'bring it back in place of the current key (to do so: import --replace-keys, or replace_keys=true in the admin API)',
       ],
       error_count: 1,
     });

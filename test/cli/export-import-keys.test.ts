@@ -11,8 +11,8 @@ const run = promisify(execFile);
 const SECRET = 'export-import-secret-0123456789abcdef';
 const FILE_KEY = 'exported-key-0123456789abcdef';
 const REFUSAL =
-  "line 1: account: api_key is not the account's current key, and importing it would replace that key " +
-  '(to replace it: import --replace-keys, or replace_keys=true in the admin API)\n' +
+  'line 1: account: api_key is a key this account had before and that was replaced; importing it would bring it back ' +
+  'in place of the current key (to do so: import --replace-keys, or replace_keys=true in the admin API)\n' +
   'import failed: 1 bad line; nothing was written\n';
 
 /**

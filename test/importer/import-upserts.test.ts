@@ -305,24 +305,37 @@ describe.each(TEST_STORES)('import upserts (%s)', (kind) => {
       expect(await temp.snapshot()).toEqual(before);
     });
 
-    it("refuses a line that would replace an account's key, unless told to replace keys", async () => {
+    it('takes a key the account never had in place of its current one (SPEC 5: it works from then on)', async () => {
       await temp.importLines([accountLine({ api_key: GIVEN_KEY })]);
-      const before = await temp.snapshot();
-      const refused = await temp.importLines([itemLine(), accountLine({ api_key: 'another-key-0123456789' })]);
-      expect(errorLines(refused)).toEqual([
-        "line 2: account: api_key is not the account's current key, and importing it would replace that key " +
-          '(to replace it: import --replace-keys, or replace_keys=true in the admin API)',
-      ]);
-      expect(JSON.stringify(refused)).not.toContain('another-key');
-      expect(await temp.snapshot()).toEqual(before);
-
-      const result = await temp.importLines([accountLine({ api_key: 'another-key-0123456789' })], {
-        replaceKeys: true,
-      });
+      const result = await temp.importLines([accountLine({ api_key: 'another-key-0123456789' })]);
       expect(result.ok && result.counts.account).toEqual(counts(0, 1, 0));
       const account = await temp.store.accountByUsername('jdoe');
       expect(account?.key_digest).toBe(digestApiKey(keys, 'another-key-0123456789'));
       expect(await temp.store.accountByKeyDigest(digestApiKey(keys, GIVEN_KEY))).toBeUndefined();
+    });
+
+    it('refuses a line that would bring back a key the account lost (rotated or replaced), unless told to', async () => {
+      await temp.importLines([accountLine({ api_key: GIVEN_KEY })]);
+      const rotated = await rotateAccountKey(temp.store, keys, 'jdoe');
+      const before = await temp.snapshot();
+      const refused = await temp.importLines([itemLine(), accountLine({ api_key: GIVEN_KEY })]);
+      expect(errorLines(refused)).toEqual([
+        'line 2: account: api_key is a key this account had before and that was replaced; importing it would ' +
+          'bring it back in place of the current key (to do so: import --replace-keys, or replace_keys=true in the admin API)',
+      ]);
+      expect(JSON.stringify(refused)).not.toContain(GIVEN_KEY);
+      expect(await temp.snapshot()).toEqual(before);
+
+      // A key replaced by an import is a former key too.
+      await temp.importLines([accountLine({ api_key: 'another-key-0123456789' })]);
+      const back = await temp.importLines([accountLine({ api_key: rotated?.key ?? '' })]);
+      expect(errorLines(back)).toHaveLength(1);
+
+      const result = await temp.importLines([accountLine({ api_key: GIVEN_KEY })], { replaceKeys: true });
+      expect(result.ok && result.counts.account).toEqual(counts(0, 1, 0));
+      const account = await temp.store.accountByUsername('jdoe');
+      expect(account?.key_digest).toBe(digestApiKey(keys, GIVEN_KEY));
+      expect(await temp.store.accountByKeyDigest(digestApiKey(keys, 'another-key-0123456789'))).toBeUndefined();
     });
 
     it('gives each new account without a key a fresh one', async () => {

@@ -2,6 +2,7 @@ import type { Migration, MigrationProvider } from 'kysely';
 import { initial } from './0001-initial.js';
 import { workspace } from './0002-workspace.js';
 import { sessionBindings } from './0003-session-bindings.js';
+import { replacedKeys } from './0004-replaced-keys.js';
 
 /** Every migration in order; names are never changed once released. */
 export function migrationProvider(): MigrationProvider {
@@ -9,6 +10,7 @@ export function migrationProvider(): MigrationProvider {
     '0001-initial': initial,
     '0002-workspace': workspace,
     '0003-session-bindings': sessionBindings,
+    '0004-replaced-keys': replacedKeys,
   };
   return { getMigrations: async () => migrations };
 }

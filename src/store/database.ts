@@ -9,6 +9,7 @@ export interface Database {
   workspace_sessions: SessionRow;
   retired_keys: RetiredKeyRow;
   replaced_keys: ReplacedKeyRow;
+  key_dates: KeyDateRow;
 }
 
 /** An account's password hash, kept apart from `accounts` (see migration 0002). */
@@ -43,4 +44,11 @@ export interface ReplacedKeyRow {
   username: string;
   key_digest: string;
   replaced_at: number;
+}
+
+/** When this service made the account's key whose digest is `key_digest` (see migration 0005). */
+export interface KeyDateRow {
+  username: string;
+  key_digest: string;
+  created_at: number;
 }

@@ -139,6 +139,13 @@ export class KyselyStore implements Store {
           .execute();
         const now = Date.now();
         await trx
+          .insertInto('key_dates')
+          .values({ username, key_digest: key.digest, created_at: now })
+          .onConflict((conflict) =>
+            conflict.column('username').doUpdateSet({ key_digest: key.digest, created_at: now }),
+          )
+          .execute();
+        await trx
           .insertInto('replaced_keys')
           .values({ username, key_digest: old.key_digest, replaced_at: now })
           .onConflict((conflict) => conflict.columns(['username', 'key_digest']).doUpdateSet({ replaced_at: now }))
@@ -161,6 +168,23 @@ export class KyselyStore implements Store {
         return true;
       }),
     );
+  }
+
+  keyCreatedAt(username: string): Promise<number | undefined> {
+    return this.guard(async () => {
+      // Only while the date is the current key's: an import may have brought another key since.
+      const row = await this.db
+        .selectFrom('key_dates')
+        .innerJoin('accounts', (join) =>
+          join
+            .onRef('accounts.username', '=', 'key_dates.username')
+            .onRef('accounts.key_digest', '=', 'key_dates.key_digest'),
+        )
+        .select('key_dates.created_at')
+        .where('key_dates.username', '=', username)
+        .executeTakeFirst();
+      return row === undefined ? undefined : Number(row.created_at);
+    });
   }
 
   passwordHash(username: string): Promise<string | undefined> {

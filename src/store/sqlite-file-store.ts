@@ -79,6 +79,10 @@ export class SqliteFileStore implements Store {
     return this.live().replaceAccountKey(username, key, retireOldUntil);
   }
 
+  async keyCreatedAt(username: string): Promise<number | undefined> {
+    return this.live().keyCreatedAt(username);
+  }
+
   async setPurchaseStatus(codeKey: string, status: PurchaseStatus): Promise<PurchaseRow | undefined> {
     return this.live().setPurchaseStatus(codeKey, status);
   }

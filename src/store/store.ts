@@ -170,6 +170,11 @@ export interface Store {
    * stops at once (one previous key at most), and without `retireOldUntil` none is left working.
    */
   replaceAccountKey(username: string, key: StoredKey, retireOldUntil?: number): Promise<boolean>;
+  /**
+   * When this service made the account's current key (ms since the epoch): recorded by
+   * `replaceAccountKey`; undefined for a key that came from an import (made elsewhere) or none.
+   */
+  keyCreatedAt(username: string): Promise<number | undefined>;
   /** The account's password hash, if it has one. */
   passwordHash(username: string): Promise<string | undefined>;
   /** Sets the account's password hash; false when there is no such account. */

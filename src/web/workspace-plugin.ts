@@ -19,6 +19,7 @@ import { createLoginAttempts } from './login-attempts.js';
 import { packageRoot } from './package-root.js';
 import { workspaceLanguages } from './texts/workspace-languages.js';
 import type { WorkspaceTexts } from './texts/workspace-texts.js';
+import { validationExample } from './validation-example.js';
 import { createWorkspaceSessions, type LiveSession } from './workspace-sessions.js';
 
 export interface WorkspaceOptions {
@@ -75,7 +76,18 @@ interface PageContext {
   readonly base: string;
   readonly csrf: string;
   readonly user?: string;
+  /** The navigation entry of the page, marked as the current one. */
+  readonly nav?: 'settings';
 }
+
+/** A date as the pages write it: in the page's language, in UTC (the server knows no seller's zone). */
+const dateText = (t: WorkspaceTexts, at: Date) => ({
+  iso: at.toISOString(),
+  text: new Intl.DateTimeFormat(t.locale, { dateStyle: 'long', timeStyle: 'long', timeZone: 'UTC' }).format(at),
+});
+
+/** How a hidden key is written (its last four characters only), on the page and in the examples. */
+const masked = (key: string) => `${'•'.repeat(20)}${key.slice(-4)}`;
 
 const field = (body: unknown, name: string): string => {
   const value = (body as Record<string, unknown> | undefined)?.[name];
@@ -227,7 +239,7 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
       }
     };
 
-    const settingsPage = (
+    const settingsPage = async (
       request: FastifyRequest,
       reply: FastifyReply,
       t: WorkspaceTexts,
@@ -236,17 +248,24 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
     ) => {
       const key = currentKey(request, who.account);
       const until = options.rotated?.oldKeyWorksUntil;
+      const createdAt = key === undefined ? undefined : await store.keyCreatedAt(who.account.username);
+      // The validation address as this browser reaches the variant (its host and base).
+      const url = `${request.protocol}://${request.host}${prefix}/api/purchases/validation`;
+      const shownKey = key === undefined ? 'YOUR_API_KEY' : options.reveal ? key : masked(key);
       return renderPage(reply, 200, 'settings', {
         ...context(request, reply, t, who),
         title: t.settings.title,
-        key: key === undefined ? undefined : options.reveal ? { revealed: key } : { value: key, last4: key.slice(-4) },
+        nav: 'settings',
+        key:
+          key === undefined
+            ? undefined
+            : options.reveal
+              ? { revealed: key }
+              : { value: key, masked: masked(key), last4: key.slice(-4) },
+        createdAt: createdAt === undefined ? undefined : dateText(t, new Date(createdAt)),
+        example: validationExample(t, url, shownKey),
         rotated: options.rotated !== undefined,
-        oldKeyWorksUntil: until && {
-          iso: until.toISOString(),
-          text: new Intl.DateTimeFormat(t.locale, { dateStyle: 'long', timeStyle: 'long', timeZone: 'UTC' }).format(
-            until,
-          ),
-        },
+        oldKeyWorksUntil: until && dateText(t, until),
       });
     };
 
@@ -326,6 +345,16 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
             username: login,
             error,
           });
+        // The form is `novalidate` (the browser's own bubbles speak its language, not the page's):
+        // a blank field is said here, beside it. No password is checked, so no attempt is counted.
+        if (login === '' || password === '') {
+          return renderPage(reply, 400, 'login', {
+            ...context(request, reply, t),
+            title: t.login.title,
+            username: login,
+            missing: { username: login === '', password: password === '' },
+          });
+        }
         const account =
           login === '' ? undefined : ((await store.accountByUsername(login)) ?? (await store.accountByEmail(login)));
         // The budgets are taken before the password is checked, by the account (its username and
@@ -398,6 +427,7 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
       return renderPage(reply, 200, 'confirm', {
         ...context(request, reply, t, who),
         title: t.confirm.title,
+        nav: 'settings',
         consequence: grace > 0 ? t.confirm.stopsAfterGrace(t.duration(grace)) : t.confirm.stopsAtOnce,
         offerEndNow: grace > 0,
       });

@@ -9,6 +9,7 @@ import { hashPassword } from '../../src/passwords/password-hash.js';
 import { launchTestBrowser, SCREENSHOTS, type TestBrowser } from '../helpers/browser.js';
 import { cleanEnv, type Running, startNode } from '../helpers/processes.js';
 import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
+import { seriousViolations, watchCspRefusals } from './page-audit.js';
 
 /**
  * The seller's workspace in a real Chromium, against the real app listening on a real port:
@@ -26,6 +27,7 @@ const BCRYPT_PASSWORD = 'from-laravel-2019';
 const LABELS = {
   en: {
     base: '',
+    lang: 'en',
     username: 'Username or email',
     password: 'Password',
     logIn: 'Log in',
@@ -40,9 +42,21 @@ const LABELS = {
     suspended: 'This account is suspended and cannot log in. Please contact the marketplace.',
     csrf: 'This form has expired',
     settingsTitle: 'Settings',
+    nav: 'Workspace',
+    apiDocs: 'API docs',
+    hide: 'Hide',
+    created: 'Created',
+    createdUnknown: 'Not recorded (the key was imported)',
+    lastUsed: 'Last used',
+    lastUsedNotRecorded: 'Not recorded yet',
+    exampleTitle: 'Validate a purchase code',
+    docsLink: 'Read the API documentation',
+    usernameMissing: 'Enter your username or email.',
+    passwordMissing: 'Enter your password.',
   },
   pt: {
     base: '/pt',
+    lang: 'pt-BR',
     username: 'Usuário ou e-mail',
     password: 'Senha',
     logIn: 'Entrar',
@@ -57,6 +71,17 @@ const LABELS = {
     suspended: 'Esta conta está suspensa e não pode entrar. Fale com o marketplace.',
     csrf: 'Este formulário expirou',
     settingsTitle: 'Configurações',
+    nav: 'Painel',
+    apiDocs: 'Documentação da API',
+    hide: 'Ocultar',
+    created: 'Criada em',
+    createdUnknown: 'Não registrada (a chave foi importada)',
+    lastUsed: 'Último uso',
+    lastUsedNotRecorded: 'Ainda não registrado',
+    exampleTitle: 'Validar um código de compra',
+    docsLink: 'Ler a documentação da API',
+    usernameMissing: 'Informe seu usuário ou e-mail.',
+    passwordMissing: 'Informe sua senha.',
   },
 } as const;
 type Lang = keyof typeof LABELS;
@@ -95,11 +120,15 @@ describe.each(TEST_STORES)('the seller workspace in Chromium (%s)', (kind) => {
     const laravel = bcrypt.hashSync(BCRYPT_PASSWORD, 10).replace(/^\$2b\$/, '$2y$');
     keys.ann = 'ann-key-0123456789abcdef';
     keys.ana = 'ana-key-0123456789abcdef';
+    keys.lee = 'lee-key-0123456789abcdef';
+    keys.leo = 'leo-key-0123456789abcdef';
     t = await createTestApp(kind, {
       logLevel: 'info',
       lines: [
         account('ann', { api_key: keys.ann, password_hash: scrypt }),
         account('ana', { api_key: keys.ana, password_hash: scrypt }),
+        account('lee', { api_key: keys.lee, password_hash: scrypt }),
+        account('leo', { api_key: keys.leo, password_hash: scrypt }),
         account('sue', { status: 'suspended', password_hash: scrypt }),
         account('lara', { password_hash: laravel }),
         account('nopass', {}),
@@ -114,10 +143,15 @@ describe.each(TEST_STORES)('the seller workspace in Chromium (%s)', (kind) => {
     await t?.close();
   });
 
+  /** What each page's CSP refused (an inline style or script, another origin): checked with its screenshots. */
+  const cspRefusals = new WeakMap<Page, string[]>();
+
   /** A fresh page with no cookies: each flow starts logged out. */
   async function freshPage(): Promise<Page> {
     await context.clearCookies();
-    return context.newPage();
+    const page = await context.newPage();
+    cspRefusals.set(page, watchCspRefusals(page));
+    return page;
   }
 
   async function logIn(page: Page, lang: Lang, username: string, password: string) {
@@ -129,14 +163,20 @@ describe.each(TEST_STORES)('the seller workspace in Chromium (%s)', (kind) => {
     await page.waitForLoadState();
   }
 
-  /** Screenshots at both widths (SQLite run only: the pages are the same on both stores). */
+  /**
+   * At both widths: a screenshot (test-output/screenshots/, look at them after a change) and an
+   * axe-core audit with no serious or critical violation; and nothing the page's CSP refused.
+   * SQLite run only: the pages are the same on both stores.
+   */
   async function shoot(page: Page, name: string) {
     if (kind !== 'sqlite') return;
     for (const size of WIDTHS) {
       await page.setViewportSize({ width: size.width, height: size.height });
       await page.screenshot({ path: join(SCREENSHOTS, `${name}-${size.name}.png`), fullPage: true });
+      expect(await seriousViolations(page), `${name} at ${size.name} width`).toEqual([]);
     }
     await page.setViewportSize({ width: 1280, height: 800 });
+    expect(cspRefusals.get(page) ?? [], name).toEqual([]);
   }
 
   const detailsStatus = async (key: string) =>
@@ -153,13 +193,13 @@ describe.each(TEST_STORES)('the seller workspace in Chromium (%s)', (kind) => {
       const page = await freshPage();
       try {
         await page.goto(`${origin}${l.base}/login`);
-        expect(await page.locator('html').getAttribute('lang')).toBe(lang);
+        expect(await page.locator('html').getAttribute('lang')).toBe(l.lang);
         await shoot(page, `${lang}-login`);
         await logIn(page, lang, username, PASSWORD);
 
         expect(new URL(page.url()).pathname).toBe(`${l.base}/workspace/settings`);
         expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(l.settingsTitle);
-        expect(await page.getByRole('heading', { level: 2 }).textContent()).toBe(l.apiKey);
+        await page.getByRole('heading', { level: 2, name: l.apiKey, exact: true }).waitFor();
         // Masked: the key is not shown.
         expect(await page.locator('#api-key').textContent()).not.toContain(oldKey);
         expect(await page.locator('main').innerText()).not.toContain(oldKey);
@@ -215,6 +255,142 @@ describe.each(TEST_STORES)('the seller workspace in Chromium (%s)', (kind) => {
       }
     },
   );
+
+  /** Where an element is drawn, rounded to whole pixels. */
+  const boxOf = async (page: Page, selector: string) => {
+    const box = await page.locator(selector).boundingBox();
+    expect(box, selector).not.toBeNull();
+    const { x, y, width, height } = box as { x: number; y: number; width: number; height: number };
+    return { x: Math.round(x), y: Math.round(y), width: Math.round(width), height: Math.round(height) };
+  };
+
+  it.each([
+    ['en', 'lee'],
+    ['pt', 'leo'],
+  ] as const)(
+    "%s: the login card fits its fields; blank fields get the page's own messages; header, navigation, docs, key details, examples, a danger button, buttons that keep their place",
+    async (lang, username) => {
+      const l = LABELS[lang];
+      const key = keys[username] as string;
+      const page = await freshPage();
+      try {
+        await page.goto(`${origin}${l.base}/login`);
+        expect(await page.locator('html').getAttribute('lang')).toBe(l.lang);
+        // The card is as wide as its fields want on a desktop, the whole width (less margins) on a phone.
+        expect((await boxOf(page, 'main .card')).width).toBeGreaterThanOrEqual(360);
+        expect((await boxOf(page, 'main .card')).width).toBeLessThanOrEqual(420);
+        await page.setViewportSize({ width: 390, height: 844 });
+        expect((await boxOf(page, 'main .card')).width).toBeGreaterThanOrEqual(350);
+        await page.setViewportSize({ width: 1280, height: 800 });
+        // A visible focus ring on what the keyboard reaches: the skip link, the docs link, a field, the button.
+        const focusRing =
+          '(() => { const s = getComputedStyle(document.activeElement); return [document.activeElement.tagName, s.outlineStyle, s.outlineWidth].join(" "); })()';
+        const rings: string[] = [];
+        for (let step = 0; step < 5; step++) {
+          await page.keyboard.press('Tab');
+          rings.push((await page.evaluate(focusRing)) as string);
+        }
+        expect(rings).toEqual(['A solid 3px', 'A solid 3px', 'INPUT solid 3px', 'INPUT solid 3px', 'BUTTON solid 3px']);
+
+        // Blank fields: the form is sent (no browser bubble, in the browser's language) and the
+        // page answers in its own, beside each field.
+        expect(await page.locator('form[action$="/login"]').getAttribute('novalidate')).toBe('');
+        const blank = page.waitForResponse((r) => r.request().method() === 'POST');
+        await page.getByRole('button', { name: l.logIn, exact: true }).click();
+        expect((await blank).status()).toBe(400);
+        await page.waitForLoadState();
+        expect(await page.locator('#login-username-missing').textContent()).toBe(l.usernameMissing);
+        expect(await page.locator('#login-password-missing').textContent()).toBe(l.passwordMissing);
+        expect(await page.getByLabel(l.username).getAttribute('aria-invalid')).toBe('true');
+        await shoot(page, `${lang}-login-blank`);
+
+        await logIn(page, lang, username, PASSWORD);
+        expect(new URL(page.url()).pathname).toBe(`${l.base}/workspace/settings`);
+        // The header: who is signed in, Log out, the docs; the navigation marks the page.
+        const header = page.getByRole('banner');
+        expect(await header.innerText()).toContain(username);
+        await header.getByRole('button', { name: l.logOut, exact: true }).waitFor();
+        expect(await header.getByRole('link', { name: l.apiDocs, exact: true }).getAttribute('href')).toBe(
+          `${l.base}/docs`,
+        );
+        const nav = page.getByRole('navigation', { name: l.nav });
+        expect(await nav.getByRole('link', { name: l.settingsTitle, exact: true }).getAttribute('aria-current')).toBe(
+          'page',
+        );
+
+        // The key's details: an imported key has no creation date here; last use is not recorded.
+        const details = page.locator('dl.details');
+        expect(await details.locator('dt').allTextContents()).toEqual([l.created, l.lastUsed]);
+        expect(await details.locator('dd').allTextContents()).toEqual([l.createdUnknown, l.lastUsedNotRecorded]);
+
+        // The examples: the address of this variant, the key masked until Show.
+        const examples = page.getByRole('region', { name: l.exampleTitle });
+        const codes = examples.locator('pre');
+        expect(await codes.count()).toBe(2);
+        for (const text of await codes.allTextContents()) {
+          expect(text).toContain(`${origin}${l.base}/api/purchases/validation`);
+          expect(text).toContain(`X-Api-Key: ${'•'.repeat(20)}${key.slice(-4)}`);
+          expect(text).not.toContain(key);
+        }
+        expect(await examples.getByRole('link', { name: l.docsLink, exact: true }).getAttribute('href')).toBe(
+          `${l.base}/docs`,
+        );
+
+        // Generate new key: red, and in a section of its own, away from Show and Copy.
+        const generate = page.getByRole('button', { name: l.generate, exact: true });
+        await generate.waitFor();
+        expect(
+          await page.evaluate("getComputedStyle(document.querySelector('.danger-zone button')).backgroundColor"),
+        ).toBe('rgb(180, 35, 24)');
+        expect(await page.locator('.danger-zone').getByRole('button', { name: l.show }).count()).toBe(0);
+
+        // Copy keeps its width and place once it says "Copied"; Show and Hide take the same room.
+        const show = await boxOf(page, '.actions .swap >> nth=0');
+        const copy = await boxOf(page, 'button[data-copy]');
+        await page.getByRole('button', { name: l.copy, exact: true }).click();
+        await page.getByText(l.copied, { exact: true }).waitFor({ state: 'visible' });
+        expect(await boxOf(page, 'button[data-copy]')).toEqual(copy);
+        await page.getByRole('button', { name: l.show, exact: true }).click();
+        await page.waitForLoadState();
+        await page.getByRole('link', { name: l.hide, exact: true }).waitFor();
+        expect(await boxOf(page, '.actions .swap >> nth=0')).toEqual(show);
+        expect(await boxOf(page, 'button[data-copy]')).toEqual(copy);
+        // Shown: the examples are ready to copy, with the key.
+        for (const text of await codes.allTextContents()) expect(text).toContain(`X-Api-Key: ${key}`);
+
+        // A key made here has its date.
+        const before = Date.now();
+        await generate.click();
+        await page.waitForLoadState();
+        await page.getByRole('button', { name: l.yes, exact: true }).click();
+        await page.waitForLoadState();
+        const created = Date.parse((await page.locator('#key-created').getAttribute('datetime')) ?? '');
+        expect(created).toBeGreaterThanOrEqual(before - 1000);
+        expect(created).toBeLessThanOrEqual(Date.now() + 1000);
+        expect(await details.locator('dd').last().textContent()).toBe(l.lastUsedNotRecorded);
+        keys[username] = (await page.locator('#api-key').textContent()) ?? '';
+      } finally {
+        await page.close();
+      }
+    },
+  );
+
+  it('the accessibility audit sees a violation where there is one (an image without alt text, a field without label)', async () => {
+    const page = await freshPage();
+    const url = `${origin}/__test-only__/broken.html`;
+    try {
+      await page.route(url, (route) =>
+        route.fulfill({
+          contentType: 'text/html; charset=utf-8',
+          body: '<!doctype html><html lang="en"><title>x</title><main><img src="/x.png"><input></main></html>',
+        }),
+      );
+      await page.goto(url);
+      expect((await seriousViolations(page)).map((violation) => violation.id).sort()).toEqual(['image-alt', 'label']);
+    } finally {
+      await page.close();
+    }
+  });
 
   it.each(['en', 'pt'] as const)('%s: a wrong password and an unknown user get the same answer', async (lang) => {
     const l = LABELS[lang];

@@ -30,6 +30,7 @@ const account = (username: string, fields: Record<string, unknown> = {}) => ({
 describe.each(TEST_STORES)('workspace over HTTP (%s)', (kind) => {
   let t: TestApp;
   const ANN_KEY = 'ann-key-0123456789abcdef';
+  const KIM_KEY = 'kim-key-0123456789abcdef';
 
   beforeAll(async () => {
     const hash = await hashPassword(PASSWORD);
@@ -43,6 +44,7 @@ describe.each(TEST_STORES)('workspace over HTTP (%s)', (kind) => {
         account('ann', { api_key: ANN_KEY, password_hash: hash }),
         account('limited', { password_hash: hash }),
         account('idle', { password_hash: hash }),
+        account('kim', { api_key: KIM_KEY, password_hash: hash }),
       ],
     });
   });
@@ -58,7 +60,7 @@ describe.each(TEST_STORES)('workspace over HTTP (%s)', (kind) => {
     const page = await t.app.inject({ url: '/pt/login' });
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(page.body).toContain('<html lang="pt">');
+    expect(page.body).toContain('<html lang="pt-BR">');
     expect(page.body).toContain('<label for="login-username">Usuário ou e-mail</label>');
     const missing = await t.app.inject({ url: '/pt/workspace/nowhere' });
     expect(missing.statusCode).toBe(404);
@@ -74,6 +76,107 @@ describe.each(TEST_STORES)('workspace over HTTP (%s)', (kind) => {
     const unknown = await t.app.inject({ url: '/api/nothing' });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json()).toEqual({ status: 'error', msg: 'Not found' });
+  });
+
+  it('serves pages with nothing the strict CSP would refuse: no inline style or script, no other origin', async () => {
+    const { jar } = await logIn(t.app, '/pt', 'ann', PASSWORD);
+    const pages = [
+      await t.app.inject({ url: '/login' }),
+      await t.app.inject({ url: '/pt/login' }),
+      ...(await Promise.all(
+        ['/pt/workspace/settings', '/pt/workspace/settings/generate', '/pt/workspace/nowhere'].map((url) =>
+          t.app.inject({ url, cookies: jar }),
+        ),
+      )),
+    ];
+    for (const page of pages) {
+      expect(page.body).toContain('<html lang=');
+      expect(page.body).not.toMatch(/\sstyle=|<style|\son[a-z]+=|<script(?![^>]*\ssrc=)|(?:src|href|action)="(?![/#])/);
+    }
+  });
+
+  it("says a blank login field in the page's language, beside the field; the form is novalidate; no attempt is counted", async () => {
+    for (const [base, usernameMissing, passwordMissing] of [
+      ['', 'Enter your username or email.', 'Enter your password.'],
+      ['/pt', 'Informe seu usuário ou e-mail.', 'Informe sua senha.'],
+    ] as const) {
+      const form = await t.app.inject({ url: `${base}/login` });
+      expect(form.body).toContain(`<form method="post" action="${base}/login" class="stack" novalidate>`);
+      const both = await logIn(t.app, base, '  ', '');
+      expect(both.response.statusCode).toBe(400);
+      expect(both.response.body).toContain(`<p class="field-error" id="login-username-missing">${usernameMissing}</p>`);
+      expect(both.response.body).toContain(`<p class="field-error" id="login-password-missing">${passwordMissing}</p>`);
+      expect(both.response.body).toContain('aria-invalid="true" aria-describedby="login-username-missing" autofocus');
+      const password = await logIn(t.app, base, 'limited', '');
+      expect(password.response.statusCode).toBe(400);
+      expect(password.response.body).not.toContain('login-username-missing');
+      // (Not counted: the per-account budget test below still gets its three 401s for "limited".)
+      expect(password.response.body).toContain('value="limited">');
+      expect(password.response.body).toContain(
+        `<p class="field-error" id="login-password-missing">${passwordMissing}</p>`,
+      );
+    }
+  });
+
+  it("shows the key's creation date once this service made it, none for an imported key; last use not recorded", async () => {
+    const { jar } = await logIn(t.app, '', 'kim', PASSWORD);
+    const settingsOf = async () => (await t.app.inject({ url: '/workspace/settings', cookies: jar })).body;
+    const imported = await settingsOf();
+    expect(imported).toContain('<dd class="quiet-text">Not recorded (the key was imported)</dd>');
+    expect(imported).toContain('<dt>Last used</dt>\n      <dd class="quiet-text">Not recorded yet</dd>');
+    expect(await t.store.keyCreatedAt('kim')).toBeUndefined();
+
+    const before = Date.now();
+    const rotated = await runCli(['keys', 'rotate', 'kim'], { cwd: t.dir, env: cleanEnv({ ...t.env }) });
+    expect(rotated.code, rotated.stderr).toBe(0);
+    const after = Date.now();
+    const createdAt = (await t.store.keyCreatedAt('kim')) as number;
+    expect(createdAt).toBeGreaterThanOrEqual(before);
+    expect(createdAt).toBeLessThanOrEqual(after);
+    const made = await settingsOf();
+    expect(made).toContain(
+      `<dd><time id="key-created" datetime="${new Date(createdAt).toISOString()}">${new Intl.DateTimeFormat('en-GB', {
+        dateStyle: 'long',
+        timeStyle: 'long',
+        timeZone: 'UTC',
+      }).format(new Date(createdAt))}</time></dd>`,
+    );
+
+    // An import that brings another key: made elsewhere, so no date again.
+    await t.importLines([account('kim', { api_key: 'kim-key-from-the-shop-0001' })]);
+    expect(await t.store.keyCreatedAt('kim')).toBeUndefined();
+    expect(await settingsOf()).toContain('Not recorded (the key was imported)');
+  });
+
+  it('gives the validation call ready to copy, for this variant, the key masked until Show', async () => {
+    const { jar } = await logIn(t.app, '/pt', 'ann', PASSWORD);
+    const settings = await t.app.inject({
+      url: '/pt/workspace/settings',
+      cookies: jar,
+      headers: { host: 'shop.test' },
+    });
+    const key = /<template id="api-key-value">([^<]+)<\/template>/.exec(settings.body)?.[1] as string;
+    expect(key).toBeDefined();
+    const mask = `${'•'.repeat(20)}${key.slice(-4)}`;
+    expect(settings.body).toContain(
+      `<pre class="code"><code>curl -X POST &#39;http://shop.test/pt/api/purchases/validation&#39; \\\n  -H &#39;X-Api-Key: ${mask}&#39; \\\n  -d &#39;purchase_code=CODIGO-DE-COMPRA&#39;</code></pre>`,
+    );
+    expect(settings.body).toContain(`CURLOPT_HTTPHEADER =&gt; [&#39;X-Api-Key: ${mask}&#39;],`);
+    expect(settings.body).toContain('<a href="/pt/docs">Ler a documentação da API</a>');
+    const shown = await t.app.inject({
+      method: 'POST',
+      url: '/pt/workspace/settings/show',
+      cookies: jar,
+      payload: { _csrf: tokenIn(settings.body) },
+    });
+    expect(shown.statusCode).toBe(303);
+    const revealed = await t.app.inject({
+      url: '/pt/workspace/settings',
+      cookies: jar,
+      headers: { host: 'shop.test' },
+    });
+    expect(revealed.body).toContain(`-H &#39;X-Api-Key: ${key}&#39;`);
+    expect(revealed.body).toContain(`CURLOPT_HTTPHEADER =&gt; [&#39;X-Api-Key: ${key}&#39;],`);
   });
 
   it('sets a session cookie that holds only a random id: HttpOnly, SameSite=Lax, Path the base; a new id at each login', async () => {
@@ -158,7 +261,7 @@ describe.each(TEST_STORES)('workspace over HTTP (%s)', (kind) => {
     expect(posted.headers.location).toBe('/workspace/settings');
     const done = await t.app.inject({ url: '/workspace/settings', cookies: jar });
     expect(done.statusCode).toBe(200);
-    const until = Date.parse(/<time datetime="([^"]+)"/.exec(done.body)?.[1] ?? '');
+    const until = Date.parse(/<time id="old-key-until" datetime="([^"]+)"/.exec(done.body)?.[1] ?? '');
     expect(until - before).toBeGreaterThanOrEqual(3600_000 - 1000);
     expect(until - before).toBeLessThanOrEqual(3600_000 + 5000);
     expect(done.body).toContain('Your previous key keeps working until');
@@ -242,7 +345,7 @@ describe('workspace under a variant whose base names a host', () => {
   it('answers the same path in the language of the host', async () => {
     const pt = await t.app.inject({ url: '/login', headers: { host: 'loja.example.com.br' } });
     expect(pt.statusCode).toBe(200);
-    expect(pt.body).toContain('<html lang="pt">');
+    expect(pt.body).toContain('<html lang="pt-BR">');
     expect(pt.body).toContain('<button type="submit" class="button primary">Entrar</button>');
     const en = await t.app.inject({ url: '/login', headers: { host: 'other.example.com' } });
     expect(en.body).toContain('<html lang="en">');
@@ -264,5 +367,7 @@ describe('workspace under a variant whose base names a host', () => {
       cookies: jar,
     });
     expect(settings.body).toContain('<h2 id="api-key-heading">Chave de API</h2>');
+    // The example calls the variant where the seller reaches it: its host.
+    expect(settings.body).toContain('curl -X POST &#39;http://loja.example.com.br/api/purchases/validation&#39;');
   });
 });

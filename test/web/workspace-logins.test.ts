@@ -274,7 +274,7 @@ describe.each(TEST_STORES)('workspace logins and sessions (%s)', (kind) => {
       shown.body,
     )?.[1] as string;
     expect(newKey).toMatch(/^[0-9a-f]{64}$/);
-    expect(shown.body.includes('<time datetime=')).toBe(!endOldKeyNow);
+    expect(shown.body.includes('<time id="old-key-until" datetime=')).toBe(!endOldKeyNow);
     // A reload: the same page, masked; no other key was made.
     const reload = await t.app.inject({ url: `${base}/workspace/settings`, cookies: jar });
     expect(reload.statusCode).toBe(200);

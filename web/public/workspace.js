@@ -10,20 +10,29 @@ function keyToCopy(button) {
   return document.getElementById(`${button.dataset.copy}-value`).content.textContent.trim();
 }
 
+/**
+ * The button itself says "Copied" (its two words share one cell, so it keeps its width and nothing
+ * beside it moves), screen readers hear the status line; a failure is shown there, under the row.
+ */
 function setUpCopy(button) {
   const status = document.getElementById('copy-status');
+  const reset = () => button.classList.remove('done');
   button.hidden = false;
   button.addEventListener('click', async () => {
     status.textContent = '';
     status.classList.remove('failed');
+    reset();
     try {
       await navigator.clipboard.writeText(keyToCopy(button));
+      button.classList.add('done');
       status.textContent = button.dataset.copied;
     } catch {
       status.textContent = button.dataset.failed;
       status.classList.add('failed');
     }
   });
+  // Back to "Copy" once the seller moves on.
+  button.addEventListener('blur', reset);
 }
 
 for (const button of document.querySelectorAll('button[data-copy]')) {

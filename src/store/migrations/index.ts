@@ -3,6 +3,7 @@ import { initial } from './0001-initial.js';
 import { workspace } from './0002-workspace.js';
 import { sessionBindings } from './0003-session-bindings.js';
 import { replacedKeys } from './0004-replaced-keys.js';
+import { keyDates } from './0005-key-dates.js';
 
 /** Every migration in order; names are never changed once released. */
 export function migrationProvider(): MigrationProvider {
@@ -11,6 +12,7 @@ export function migrationProvider(): MigrationProvider {
     '0002-workspace': workspace,
     '0003-session-bindings': sessionBindings,
     '0004-replaced-keys': replacedKeys,
+    '0005-key-dates': keyDates,
   };
   return { getMigrations: async () => migrations };
 }

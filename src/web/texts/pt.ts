@@ -3,18 +3,25 @@ import type { WorkspaceTexts } from './workspace-texts.js';
 const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
 
 export const pt: WorkspaceTexts = {
-  lang: 'pt',
+  lang: 'pt-BR',
   locale: 'pt-BR',
   appName: 'Painel do vendedor',
   skipToContent: 'Pular para o conteúdo',
   signedInAs: 'Conectado como',
   logOut: 'Sair',
+  nav: {
+    label: 'Painel',
+    settings: 'Configurações',
+    apiDocs: 'Documentação da API',
+  },
   login: {
     title: 'Entrar',
     intro: 'Entre para gerenciar sua conta de vendedor.',
     username: 'Usuário ou e-mail',
     password: 'Senha',
     submit: 'Entrar',
+    usernameMissing: 'Informe seu usuário ou e-mail.',
+    passwordMissing: 'Informe sua senha.',
     wrongCredentials: 'Usuário, e-mail ou senha incorretos. Tente novamente.',
     suspended: 'Esta conta está suspensa e não pode entrar. Fale com o marketplace.',
     tooManyAttempts: (minutes) =>
@@ -33,7 +40,23 @@ export const pt: WorkspaceTexts = {
     hide: 'Ocultar',
     copy: 'Copiar',
     copied: 'Copiado',
+    copiedNote: 'A chave foi copiada para a área de transferência.',
     copyFailed: 'Não foi possível copiar. Selecione a chave e copie você mesmo.',
+    keyDetails: 'Sobre esta chave',
+    created: 'Criada em',
+    createdUnknown: 'Não registrada (a chave foi importada)',
+    lastUsed: 'Último uso',
+    lastUsedNotRecorded: 'Ainda não registrado',
+    exampleTitle: 'Validar um código de compra',
+    exampleIntro:
+      'Seu software envia o código que o comprador informou, a cada instalação ou ativação. A resposta é 200 com a compra quando o código é válido, 404 quando não é.',
+    exampleMasked: 'A chave está oculta nestes exemplos. Use Mostrar para vê-los prontos para copiar.',
+    examplePurchaseCode: 'CODIGO-DE-COMPRA',
+    examplePhpComment: '$purchaseCode: o código informado pelo comprador',
+    docsLink: 'Ler a documentação da API',
+    newKeyTitle: 'Nova chave',
+    newKeyText:
+      'Se a chave pode ter vazado, substitua-a. Os programas que usam a chave atual precisarão da nova. Você confirmará antes.',
     generate: 'Gerar nova chave',
     noKey: 'Esta conta ainda não tem chave de API.',
     newKeyShownOnce: 'Sua nova chave aparece aqui por inteiro uma única vez. Copie-a agora e guarde-a em segurança.',

@@ -8,12 +8,21 @@ export interface WorkspaceTexts {
   readonly skipToContent: string;
   readonly signedInAs: string;
   readonly logOut: string;
+  /** The navigation beside every signed-in page (and the docs link of the header). */
+  readonly nav: {
+    readonly label: string;
+    readonly settings: string;
+    readonly apiDocs: string;
+  };
   readonly login: {
     readonly title: string;
     readonly intro: string;
     readonly username: string;
     readonly password: string;
     readonly submit: string;
+    /** A field left blank: the app's own message (the forms are `novalidate`), in the page's language. */
+    readonly usernameMissing: string;
+    readonly passwordMissing: string;
     readonly wrongCredentials: string;
     readonly suspended: string;
     readonly tooManyAttempts: (minutes: number) => string;
@@ -32,7 +41,26 @@ export interface WorkspaceTexts {
     readonly hide: string;
     readonly copy: string;
     readonly copied: string;
+    /** Said by screen readers once Copy worked (the button itself then reads `copied`). */
+    readonly copiedNote: string;
     readonly copyFailed: string;
+    readonly keyDetails: string;
+    readonly created: string;
+    /** A key that came from an import: made elsewhere, when is not known. */
+    readonly createdUnknown: string;
+    readonly lastUsed: string;
+    readonly lastUsedNotRecorded: string;
+    readonly exampleTitle: string;
+    readonly exampleIntro: string;
+    /** Under the examples while the key is masked in them. */
+    readonly exampleMasked: string;
+    /** The placeholder purchase code of the curl example. */
+    readonly examplePurchaseCode: string;
+    /** The comment of the PHP example (a line of PHP, without the `//`). */
+    readonly examplePhpComment: string;
+    readonly docsLink: string;
+    readonly newKeyTitle: string;
+    readonly newKeyText: string;
     readonly generate: string;
     readonly noKey: string;
     readonly newKeyShownOnce: string;

@@ -2,9 +2,10 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { digestApiKey } from '../keys/api-keys.js';
+import { createKeyUsage } from '../keys/key-usage.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
-import type { Store } from '../store/store.js';
+import { type Store, unavailableReason } from '../store/store.js';
 import { createApiAnswerer } from './api-answer.js';
 import { BODY_LIMIT } from './body-limit.js';
 import type { Endpoint, EndpointContext } from './endpoint.js';
@@ -45,7 +46,11 @@ export default async function apiRoutes(
   const cache = new ResourceCache(store, (apiKey) => digestApiKey(keys, apiKey), { metrics, support: config.support });
   const { admission } = app;
   const { apiLimits } = admission;
-  const context: EndpointContext = { cache, limits: apiLimits, metrics };
+  const keyUsage = createKeyUsage(store, (error) =>
+    app.log.warn({ err: unavailableReason(error) }, 'could not record when API keys were last used'),
+  );
+  app.addHook('onClose', () => keyUsage.close());
+  const context: EndpointContext = { cache, limits: apiLimits, metrics, keyUsage };
   const answer = createApiAnswerer(context);
 
   const register = (scope: FastifyInstance, prefix: string, endpoint: Endpoint) =>

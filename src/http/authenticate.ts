@@ -14,7 +14,7 @@ import type { VariantRuntime } from './variant-runtime.js';
  */
 export async function authenticate(
   request: ApiRequest,
-  { cache, limits }: EndpointContext,
+  { cache, limits, keyUsage }: EndpointContext,
   apiKey: string,
   variant?: VariantRuntime,
 ): Promise<CachedAccount> {
@@ -23,5 +23,6 @@ export async function authenticate(
     throw ApiError.of('invalidRequest');
   }
   limits.admitAccount(request, account.username);
+  keyUsage.used(account.username);
   return account;
 }

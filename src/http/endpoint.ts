@@ -1,3 +1,4 @@
+import type { KeyUsage } from '../keys/key-usage.js';
 import type { ApiLimits } from '../limits/api-limits.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { ApiRequest } from './api-request.js';
@@ -13,6 +14,8 @@ export interface EndpointContext {
   readonly limits: ApiLimits;
   /** Where validation outcomes are counted. */
   readonly metrics: ServiceMetrics;
+  /** When each account's key was last used (gathered in memory, written once a minute). */
+  readonly keyUsage: KeyUsage;
 }
 
 /**

@@ -9,6 +9,7 @@ export interface Database {
   workspace_sessions: SessionRow;
   retired_keys: RetiredKeyRow;
   replaced_keys: ReplacedKeyRow;
+  key_usage: KeyUsageRow;
   key_dates: KeyDateRow;
 }
 
@@ -51,4 +52,10 @@ export interface KeyDateRow {
   username: string;
   key_digest: string;
   created_at: number;
+}
+
+/** When an account's key was last used (see migration 0006). */
+export interface KeyUsageRow {
+  username: string;
+  last_used_at: number;
 }

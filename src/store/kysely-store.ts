@@ -7,6 +7,7 @@ import { migrationProvider } from './migrations/index.js';
 import type { QueryRunner } from './query-runner.js';
 import {
   type ImportSession,
+  type KeyUse,
   type RetiredKeyAccount,
   type Store,
   type StoredKey,
@@ -145,6 +146,8 @@ export class KyselyStore implements Store {
             conflict.column('username').doUpdateSet({ key_digest: key.digest, created_at: now }),
           )
           .execute();
+        // The new key has not been used yet.
+        await trx.deleteFrom('key_usage').where('username', '=', username).execute();
         await trx
           .insertInto('replaced_keys')
           .values({ username, key_digest: old.key_digest, replaced_at: now })
@@ -184,6 +187,37 @@ export class KyselyStore implements Store {
         .where('key_dates.username', '=', username)
         .executeTakeFirst();
       return row === undefined ? undefined : Number(row.created_at);
+    });
+  }
+
+  recordKeyUses(uses: readonly KeyUse[]): Promise<void> {
+    if (uses.length === 0) return Promise.resolve();
+    // Not a change the API's caches must hear of (and key_usage has no change trigger).
+    return this.write(async () => {
+      await this.db
+        .insertInto('key_usage')
+        .values(uses.map((use) => ({ username: use.username, last_used_at: use.at })))
+        .onConflict((conflict) =>
+          conflict.column('username').doUpdateSet((eb) => ({
+            last_used_at: sql<number>`CASE WHEN ${eb.ref('excluded.last_used_at')} > ${eb.ref('key_usage.last_used_at')} THEN ${eb.ref('excluded.last_used_at')} ELSE ${eb.ref('key_usage.last_used_at')} END`,
+          })),
+        )
+        .execute();
+    }, false);
+  }
+
+  keyLastUsedAt(username: string): Promise<number | undefined> {
+    return this.guard(async () => {
+      const row = await this.db
+        .selectFrom('key_usage')
+        .select('last_used_at')
+        .where('username', '=', username)
+        .executeTakeFirst();
+      if (row === undefined) return undefined;
+      // A use gathered before a rotation and written after it was the old key's.
+      const created = await this.keyCreatedAt(username);
+      const at = Number(row.last_used_at);
+      return created !== undefined && at < created ? undefined : at;
     });
   }
 

@@ -301,6 +301,11 @@ class PostgresImportSession implements ImportSession {
       values: [usernames],
     });
     await this.client.query({
+      name: 'import_unused_keys',
+      text: 'DELETE FROM key_usage WHERE username = ANY($1::text[])',
+      values: [usernames],
+    });
+    await this.client.query({
       name: 'import_replaced_keys',
       text:
         'INSERT INTO replaced_keys (username, key_digest, replaced_at) ' +

@@ -3,6 +3,7 @@ import type { AccountRow, AccountStatus, ItemRow, ListedItem, PurchaseRow, Purch
 import type { SessionRow } from './database.js';
 import {
   type ImportSession,
+  type KeyUse,
   type RetiredKeyAccount,
   type Store,
   type StoredKey,
@@ -81,6 +82,14 @@ export class SqliteFileStore implements Store {
 
   async keyCreatedAt(username: string): Promise<number | undefined> {
     return this.live().keyCreatedAt(username);
+  }
+
+  async recordKeyUses(uses: readonly KeyUse[]): Promise<void> {
+    return this.live().recordKeyUses(uses);
+  }
+
+  async keyLastUsedAt(username: string): Promise<number | undefined> {
+    return this.live().keyLastUsedAt(username);
   }
 
   async setPurchaseStatus(codeKey: string, status: PurchaseStatus): Promise<PurchaseRow | undefined> {

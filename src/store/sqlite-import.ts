@@ -231,6 +231,7 @@ class SqliteImportSession implements ImportSession {
 
   async keysReplaced(rows: readonly ReplacedKey[]): Promise<void> {
     const end = this.db.prepare('DELETE FROM retired_keys WHERE username = ?');
+    const unused = this.db.prepare('DELETE FROM key_usage WHERE username = ?');
     const remember = this.db.prepare(
       'INSERT INTO replaced_keys (username, key_digest, replaced_at) VALUES (?, ?, ?) ' +
         'ON CONFLICT (username, key_digest) DO UPDATE SET replaced_at = excluded.replaced_at',
@@ -238,6 +239,7 @@ class SqliteImportSession implements ImportSession {
     const now = Date.now();
     for (const { username, formerDigest } of rows) {
       end.run(username);
+      unused.run(username);
       remember.run(username, formerDigest, now);
     }
   }

@@ -69,6 +69,12 @@ export interface ImportSession {
   upsertPasswordHashes(rows: readonly PasswordHashUpsert[]): Promise<void>;
 }
 
+/** An account whose key was used, and when (ms since the epoch). */
+export interface KeyUse {
+  readonly username: string;
+  readonly at: number;
+}
+
 /** An account and the digest of the key it has just lost. */
 export interface ReplacedKey {
   readonly username: string;
@@ -175,6 +181,10 @@ export interface Store {
    * `replaceAccountKey`; undefined for a key that came from an import (made elsewhere) or none.
    */
   keyCreatedAt(username: string): Promise<number | undefined>;
+  /** Records when these accounts' keys were last used (each keeps the latest time it was told). */
+  recordKeyUses(uses: readonly KeyUse[]): Promise<void>;
+  /** When the account's current key was last used (ms since the epoch), if it has been since it was made. */
+  keyLastUsedAt(username: string): Promise<number | undefined>;
   /** The account's password hash, if it has one. */
   passwordHash(username: string): Promise<string | undefined>;
   /** Sets the account's password hash; false when there is no such account. */

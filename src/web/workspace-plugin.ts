@@ -248,7 +248,10 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
     ) => {
       const key = currentKey(request, who.account);
       const until = options.rotated?.oldKeyWorksUntil;
-      const createdAt = key === undefined ? undefined : await store.keyCreatedAt(who.account.username);
+      const [createdAt, lastUsedAt] =
+        key === undefined
+          ? [undefined, undefined]
+          : await Promise.all([store.keyCreatedAt(who.account.username), store.keyLastUsedAt(who.account.username)]);
       // The validation address as this browser reaches the variant (its host and base).
       const url = `${request.protocol}://${request.host}${prefix}/api/purchases/validation`;
       const shownKey = key === undefined ? 'YOUR_API_KEY' : options.reveal ? key : masked(key);
@@ -263,6 +266,7 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
               ? { revealed: key }
               : { value: key, masked: masked(key), last4: key.slice(-4) },
         createdAt: createdAt === undefined ? undefined : dateText(t, new Date(createdAt)),
+        lastUsedAt: lastUsedAt === undefined ? undefined : dateText(t, new Date(lastUsedAt)),
         example: validationExample(t, url, shownKey),
         rotated: options.rotated !== undefined,
         oldKeyWorksUntil: until && dateText(t, until),

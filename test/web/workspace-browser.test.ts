@@ -48,7 +48,7 @@ const LABELS = {
     created: 'Created',
     createdUnknown: 'Not recorded (the key was imported)',
     lastUsed: 'Last used',
-    lastUsedNotRecorded: 'Not recorded yet',
+    lastUsedNever: 'Not yet (uses are recorded once a minute)',
     exampleTitle: 'Validate a purchase code',
     docsLink: 'Read the API documentation',
     usernameMissing: 'Enter your username or email.',
@@ -77,7 +77,7 @@ const LABELS = {
     created: 'Criada em',
     createdUnknown: 'Não registrada (a chave foi importada)',
     lastUsed: 'Último uso',
-    lastUsedNotRecorded: 'Ainda não registrado',
+    lastUsedNever: 'Ainda não (os usos são registrados uma vez por minuto)',
     exampleTitle: 'Validar um código de compra',
     docsLink: 'Ler a documentação da API',
     usernameMissing: 'Informe seu usuário ou e-mail.',
@@ -318,10 +318,10 @@ describe.each(TEST_STORES)('the seller workspace in Chromium (%s)', (kind) => {
           'page',
         );
 
-        // The key's details: an imported key has no creation date here; last use is not recorded.
+        // The key's details: an imported key has no creation date here; it has not been used yet.
         const details = page.locator('dl.details');
         expect(await details.locator('dt').allTextContents()).toEqual([l.created, l.lastUsed]);
-        expect(await details.locator('dd').allTextContents()).toEqual([l.createdUnknown, l.lastUsedNotRecorded]);
+        expect(await details.locator('dd').allTextContents()).toEqual([l.createdUnknown, l.lastUsedNever]);
 
         // The examples: the address of this variant, the key masked until Show.
         const examples = page.getByRole('region', { name: l.exampleTitle });
@@ -367,7 +367,7 @@ describe.each(TEST_STORES)('the seller workspace in Chromium (%s)', (kind) => {
         const created = Date.parse((await page.locator('#key-created').getAttribute('datetime')) ?? '');
         expect(created).toBeGreaterThanOrEqual(before - 1000);
         expect(created).toBeLessThanOrEqual(Date.now() + 1000);
-        expect(await details.locator('dd').last().textContent()).toBe(l.lastUsedNotRecorded);
+        expect(await details.locator('dd').last().textContent()).toBe(l.lastUsedNever);
         keys[username] = (await page.locator('#api-key').textContent()) ?? '';
       } finally {
         await page.close();

@@ -118,12 +118,14 @@ describe.each(TEST_STORES)('workspace over HTTP (%s)', (kind) => {
     }
   });
 
-  it("shows the key's creation date once this service made it, none for an imported key; last use not recorded", async () => {
+  it("shows the key's creation date once this service made it, none for an imported key; and its last use", async () => {
     const { jar } = await logIn(t.app, '', 'kim', PASSWORD);
     const settingsOf = async () => (await t.app.inject({ url: '/workspace/settings', cookies: jar })).body;
     const imported = await settingsOf();
     expect(imported).toContain('<dd class="quiet-text">Not recorded (the key was imported)</dd>');
-    expect(imported).toContain('<dt>Last used</dt>\n      <dd class="quiet-text">Not recorded yet</dd>');
+    expect(imported).toContain(
+      '<dt>Last used</dt>\n      <dd class="quiet-text">Not yet (uses are recorded once a minute)</dd>',
+    );
     expect(await t.store.keyCreatedAt('kim')).toBeUndefined();
 
     const before = Date.now();
@@ -140,6 +142,19 @@ describe.each(TEST_STORES)('workspace over HTTP (%s)', (kind) => {
         timeStyle: 'long',
         timeZone: 'UTC',
       }).format(new Date(createdAt))}</time></dd>`,
+    );
+
+    // The API's uses, as KeyUsage writes them: one before the rotation (the old key's) is not shown.
+    await t.store.recordKeyUses([{ username: 'kim', at: createdAt - 1 }]);
+    expect(await settingsOf()).toContain('Not yet (uses are recorded once a minute)');
+    const usedAt = createdAt + 60_000;
+    await t.store.recordKeyUses([{ username: 'kim', at: usedAt }]);
+    expect(await settingsOf()).toContain(
+      `<dd><time id="key-last-used" datetime="${new Date(usedAt).toISOString()}">${new Intl.DateTimeFormat('en-GB', {
+        dateStyle: 'long',
+        timeStyle: 'long',
+        timeZone: 'UTC',
+      }).format(new Date(usedAt))}</time></dd>`,
     );
 
     // An import that brings another key: made elsewhere, so no date again.

@@ -4,6 +4,7 @@ import { workspace } from './0002-workspace.js';
 import { sessionBindings } from './0003-session-bindings.js';
 import { replacedKeys } from './0004-replaced-keys.js';
 import { keyDates } from './0005-key-dates.js';
+import { keyUsage } from './0006-key-usage.js';
 
 /** Every migration in order; names are never changed once released. */
 export function migrationProvider(): MigrationProvider {
@@ -13,6 +14,7 @@ export function migrationProvider(): MigrationProvider {
     '0003-session-bindings': sessionBindings,
     '0004-replaced-keys': replacedKeys,
     '0005-key-dates': keyDates,
+    '0006-key-usage': keyUsage,
   };
   return { getMigrations: async () => migrations };
 }

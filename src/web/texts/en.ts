@@ -46,7 +46,7 @@ export const en: WorkspaceTexts = {
     created: 'Created',
     createdUnknown: 'Not recorded (the key was imported)',
     lastUsed: 'Last used',
-    lastUsedNotRecorded: 'Not recorded yet',
+    lastUsedNever: 'Not yet (uses are recorded once a minute)',
     exampleTitle: 'Validate a purchase code',
     exampleIntro:
       'Your software sends the code a buyer entered, on each install or activation. The answer is 200 with the purchase when the code is valid, 404 when it is not.',

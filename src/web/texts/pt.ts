@@ -46,7 +46,7 @@ export const pt: WorkspaceTexts = {
     created: 'Criada em',
     createdUnknown: 'Não registrada (a chave foi importada)',
     lastUsed: 'Último uso',
-    lastUsedNotRecorded: 'Ainda não registrado',
+    lastUsedNever: 'Ainda não (os usos são registrados uma vez por minuto)',
     exampleTitle: 'Validar um código de compra',
     exampleIntro:
       'Seu software envia o código que o comprador informou, a cada instalação ou ativação. A resposta é 200 com a compra quando o código é válido, 404 quando não é.',

@@ -49,7 +49,7 @@ export interface WorkspaceTexts {
     /** A key that came from an import: made elsewhere, when is not known. */
     readonly createdUnknown: string;
     readonly lastUsed: string;
-    readonly lastUsedNotRecorded: string;
+    readonly lastUsedNever: string;
     readonly exampleTitle: string;
     readonly exampleIntro: string;
     /** Under the examples while the key is masked in them. */

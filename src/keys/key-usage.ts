@@ -1,0 +1,50 @@
+import type { KeyUse, Store } from '../store/store.js';
+
+/** How often the uses gathered in memory are written: "last used" is shown to the minute. */
+const FLUSH_EVERY_MS = 60_000;
+
+/**
+ * When each account's key was last used, gathered in memory on the API's hot path (one map write
+ * per authenticated request) and written to the store in one batch a minute and at close, so
+ * that no request waits for a write. Several processes each write theirs; the store keeps the
+ * latest.
+ */
+export interface KeyUsage {
+  /** The account's key answered a request now. */
+  used(username: string): void;
+  /** Writes what was gathered (tests; it goes by itself every minute). */
+  flush(): Promise<void>;
+  /** Writes what is left and stops. */
+  close(): Promise<void>;
+}
+
+export function createKeyUsage(
+  store: Pick<Store, 'recordKeyUses'>,
+  onError: (error: unknown) => void,
+  now: () => number = Date.now,
+): KeyUsage {
+  let pending = new Map<string, number>();
+  const flush = async () => {
+    if (pending.size === 0) return;
+    const uses: KeyUse[] = [...pending].map(([username, at]) => ({ username, at }));
+    pending = new Map();
+    try {
+      await store.recordKeyUses(uses);
+    } catch (error) {
+      // Lost for this minute only: the next use records the time again.
+      onError(error);
+    }
+  };
+  const timer = setInterval(() => void flush(), FLUSH_EVERY_MS);
+  timer.unref();
+  return {
+    used(username) {
+      pending.set(username, now());
+    },
+    flush,
+    async close() {
+      clearInterval(timer);
+      await flush();
+    },
+  };
+}

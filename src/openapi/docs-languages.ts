@@ -53,7 +53,7 @@ const pt: DocsLanguage = {
     'a chave nunca deve ficar num navegador. Uma barra no fim do caminho é aceita. ' +
     'Todo endpoint GET também responde a HEAD, com o mesmo status e os mesmos cabeçalhos, sem corpo. ' +
     `Um caminho que nenhum endpoint atende responde 404 ${JSON.stringify(facts.notFound)}.\n\n` +
-    'Para experimentar um endpoint aqui: **Authorize** (Autorizar) com a sua chave de API (X-Api-Key), ' +
+    'Para experimentar um endpoint aqui: **Autorizar** com a sua chave de API (X-Api-Key), ' +
     'depois **Experimentar** e **Executar**.',
   translations: {
     // Endpoints (src/schemas/route-contracts.ts)
@@ -164,7 +164,10 @@ const pt: DocsLanguage = {
     'Server response': 'Resposta do servidor',
     'Request duration': 'Duração da solicitação',
     'Media type': 'Tipo de mídia',
-    'Controls Accept header.': 'Define o cabeçalho Accept.',
+    // "Controls <code>Accept</code> header.": three text nodes.
+    Controls: 'Define o cabeçalho',
+    'header.': '.',
+    'Headers:': 'Cabeçalhos:',
     'Example Value': 'Exemplo',
     Schema: 'Esquema',
     Schemas: 'Esquemas',
@@ -183,6 +186,8 @@ const pt: DocsLanguage = {
     Code: 'Código',
     Name: 'Nome',
     'Value:': 'Valor:',
+    'Name:': 'Nome:',
+    'In:': 'Em:',
     required: 'obrigatório',
     loading: 'carregando',
     'Expand all': 'Expandir tudo',

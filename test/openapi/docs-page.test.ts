@@ -118,6 +118,9 @@ describe('the docs page', () => {
         const headerScheme = page.locator('.modal-ux .auth-container').first();
         await headerScheme.locator('input').fill(demoKey);
         await headerScheme.locator('button.authorize').click();
+        await page.locator('.modal-ux').screenshot({ path: join(SCREENSHOTS, `docs-${variant.lang}-authorize.png`) });
+        const untranslatedInDialog = await untranslatedLabels(page, docsLanguages.pt.uiLabels);
+        if (variant.lang === 'pt') expect(untranslatedInDialog).toEqual([]);
         await page.locator('.modal-ux .btn-done, .modal-ux .close-modal').first().click();
 
         for (const operation of OPERATIONS) {
@@ -137,12 +140,13 @@ describe('the docs page', () => {
         await page.screenshot({ path: join(SCREENSHOTS, `docs-${variant.lang}.png`) });
         const tried = await page.locator('#operations-API-purchaseValidation').boundingBox();
         if (tried) {
-          const clip = { x: tried.x, y: tried.y, width: tried.width, height: Math.min(tried.height, 1300) };
-          await page.screenshot({
-            path: join(SCREENSHOTS, `docs-${variant.lang}-validation.png`),
-            fullPage: true,
-            clip,
-          });
+          // In two parts: the request and its answer, then the documented responses.
+          for (const part of [0, 1]) {
+            const y = tried.y + part * 1300;
+            const clip = { x: tried.x, y, width: tried.width, height: Math.min(tried.y + tried.height - y, 1300) };
+            const path = join(SCREENSHOTS, `docs-${variant.lang}-validation-${part + 1}.png`);
+            await page.screenshot({ path, fullPage: true, clip });
+          }
         }
         const untranslated = await untranslatedLabels(page, docsLanguages.pt.uiLabels);
         if (variant.lang === 'pt') expect(untranslated).toEqual([]);

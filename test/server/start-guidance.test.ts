@@ -78,17 +78,17 @@ describe('every start', () => {
     const first = start();
     const [, port] = await first.waitFor(/is ready\.\n[\s\S]*?http:\/\/127\.0\.0\.1:(\d+)\/api\//);
     await first.waitFor(/purchase_code=DEMO-VALID-0001'\n={78}\n/);
-    expect(first.stdout()).toContain(`${addressLines(port as string).join('\n')}\n`);
+    expect(first.stdout(), first.stderr()).toContain(`${addressLines(port as string).join('\n')}\n`);
     expect(first.stdout()).toMatch(/API key of "demo-seller": \w+/);
     first.child.kill('SIGTERM');
-    expect(await first.exited()).toBe(0);
+    expect(await first.exited(), first.stdout() + first.stderr()).toBe(0);
 
     const second = start();
     const [, again] = await second.waitFor(/is ready\.\n[\s\S]*?http:\/\/127\.0\.0\.1:(\d+)\/api\//);
     await second.waitFor(/Stop with Ctrl-C\.\n/);
-    expect(second.stdout()).toContain(`${addressLines(again as string).join('\n')}\n`);
+    expect(second.stdout(), second.stderr()).toContain(`${addressLines(again as string).join('\n')}\n`);
     second.child.kill('SIGTERM');
-    expect(await second.exited()).toBe(0);
+    expect(await second.exited(), second.stdout() + second.stderr()).toBe(0);
     expect(second.stdout()).not.toContain('DEMO DATA');
     expect(second.stdout()).not.toContain('API key');
 
@@ -99,7 +99,7 @@ describe('every start', () => {
         .split('\n')
         .filter((line) => line.startsWith('{'))
         .map((line) => (JSON.parse(line) as { msg: string }).msg);
-      expect(messages.slice(-2)).toEqual(['shutting down: finishing requests in flight', 'stopped']);
+      expect(messages.slice(-2), server.stdout()).toEqual(['shutting down: finishing requests in flight', 'stopped']);
     }
   });
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { type Static, Type } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
+import { Value, type ValueError, ValueErrorType } from '@sinclair/typebox/value';
 import { parseRate, type Rate } from './domain/money.js';
 import { trustedProxyProblem } from './limits/client-id.js';
 import { type Lang, languages } from './variants/languages.js';
@@ -286,28 +286,93 @@ function readConfigFile(env: Env, problems: string[]): unknown {
   }
 }
 
-function validateFile(raw: unknown, problems: string[]): ConfigFile | undefined {
+/**
+ * Checks the file against its schema, one problem per line, and returns the parts that passed
+ * (a key with a problem left out, so its default stands in; a variant with one dropped), so that
+ * the checks after the schema's (base URLs, rates, proxies) report their problems in the same run:
+ * every mistake of a file is reported at once. `valid` says whether the whole file passed.
+ */
+function validateFile(raw: unknown, problems: string[]): { file: ConfigFile; valid: boolean } | undefined {
   if (raw === undefined) return undefined;
   const errors = [...Value.Errors(ConfigFileSchema, raw)];
-  if (errors.length === 0) return raw as ConfigFile;
+  if (errors.length === 0) return { file: raw as ConfigFile, valid: true };
+  const required = new Set(errors.filter((e) => e.type === ValueErrorType.ObjectRequiredProperty).map((e) => e.path));
   for (const error of errors) {
+    // A missing key is one problem, not also "Expected integer" at the same place.
+    if (required.has(error.path) && error.type !== ValueErrorType.ObjectRequiredProperty) continue;
     const where = error.path ? error.path.slice(1).replaceAll('/', '.') : '(file)';
-    // TypeBox reports an unknown key as an unexpected property at its own path.
-    problems.push(`${where}: ${error.message}`);
+    problems.push(`${where}: ${describeSchemaError(error)}`);
   }
-  return undefined;
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
+  const badKeys = new Set(errors.map((error) => error.path.split('/')[1] ?? ''));
+  const passed: Record<string, unknown> = Object.fromEntries(Object.entries(raw).filter(([key]) => !badKeys.has(key)));
+  const variants = (raw as { variants?: unknown }).variants;
+  if (Array.isArray(variants)) {
+    // A bad variant leaves a hole (null), so the others keep their index in what is reported.
+    const checked = variants.map((variant) => (Value.Check(VariantSchema, variant) ? variant : null));
+    if (checked.some((variant) => variant !== null)) passed.variants = checked;
+  }
+  return { file: passed as ConfigFile, valid: false };
+}
+
+/** TypeBox's message, with what it leaves out: the allowed values of a choice, the key meant by a misspelt one. */
+function describeSchemaError(error: ValueError): string {
+  if (error.type === ValueErrorType.Union) {
+    const allowed = (error.schema.anyOf as { const?: unknown }[] | undefined)?.map((option) => option.const) ?? [];
+    if (allowed.length > 0 && allowed.every((value) => value !== undefined)) {
+      return `Expected one of ${allowed.map((value) => JSON.stringify(value)).join(', ')}`;
+    }
+  }
+  if (error.type === ValueErrorType.ObjectAdditionalProperties) {
+    const key = error.path.split('/').at(-1) ?? '';
+    const known = Object.keys((error.schema.properties as Record<string, unknown> | undefined) ?? {}).filter(
+      (name) => !name.startsWith('$'),
+    );
+    const nearest = nearestKey(key, known);
+    return nearest === undefined
+      ? `Unexpected property (known here: ${known.join(', ')})`
+      : `Unexpected property; did you mean "${nearest}"?`;
+  }
+  return error.message;
+}
+
+/** The known key a misspelt one most likely meant: within two edits (or a third of its length), ignoring case. */
+function nearestKey(key: string, known: readonly string[]): string | undefined {
+  let best: { name: string; distance: number } | undefined;
+  for (const name of known) {
+    const distance = editDistance(key.toLowerCase(), name.toLowerCase());
+    if (distance <= Math.max(2, Math.floor(name.length / 3)) && (!best || distance < best.distance)) {
+      best = { name, distance };
+    }
+  }
+  return best?.name;
+}
+
+/** Levenshtein distance (insertions, deletions, substitutions), over two short keys. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current[j] = Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, substitution);
+    }
+    previous = current;
+  }
+  return previous[b.length] as number;
 }
 
 function buildVariants(file: ConfigFile, storeCurrency: string, problems: string[]): VariantConfig[] {
   const variants: VariantConfig[] = [];
   const seen = new Map<string, number>();
-  (file.variants ?? defaultConfigFile.variants).forEach((variant, index) => {
+  // After a schema problem, a bad variant is a null hole (validateFile).
+  const given: readonly (ConfigFile['variants'] & object)[number][] = file.variants ?? defaultConfigFile.variants;
+  (given as readonly ((typeof given)[number] | null)[]).forEach((variant, index) => {
+    if (variant === null) return;
     const name = `variants[${index}] (${variant.lang})`;
     const base = parseBaseUrl(variant.baseUrl);
-    if (typeof base === 'string') {
-      problems.push(`${name}.baseUrl: ${base}`);
-      return;
-    }
+    // A bad base URL does not hide the variant's other problems: its rate is checked too.
+    if (typeof base === 'string') problems.push(`${name}.baseUrl: ${base}`);
     let rate: Rate | undefined;
     if (variant.rate !== undefined) {
       rate = parseRate(variant.rate);
@@ -319,6 +384,7 @@ function buildVariants(file: ConfigFile, storeCurrency: string, problems: string
         `${name}.rate: required, because the variant's currency ${variant.currency} differs from storeCurrency ${storeCurrency}`,
       );
     }
+    if (typeof base === 'string') return;
     const place = `${base.host ?? '*'}${base.prefix || '/'}`;
     const earlier = seen.get(place);
     if (earlier !== undefined) {
@@ -373,7 +439,8 @@ function parseRedis(env: Env, problems: string[]): Config['redis'] {
 /** Reads the optional config file and the environment over it; throws a ConfigError listing every problem. */
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
-  const file = validateFile(readConfigFile(env, problems), problems);
+  const checked = validateFile(readConfigFile(env, problems), problems);
+  const file = checked?.file;
   const storeCurrency = file?.storeCurrency ?? defaultConfigFile.storeCurrency;
   const variants = file ? buildVariants(file, storeCurrency, problems) : [];
   const server = file ? buildServerLimits(file, problems) : undefined;
@@ -426,7 +493,9 @@ export function loadConfig(env: Env = process.env): Config {
   });
   const redis = parseRedis(env, problems);
 
-  if (problems.length > 0 || !file || !server || typeof store === 'string') throw new ConfigError(problems);
+  if (problems.length > 0 || !checked?.valid || !file || !server || typeof store === 'string') {
+    throw new ConfigError(problems);
+  }
   return Object.freeze({
     storeCurrency,
     support: file.support ?? defaultConfigFile.support,

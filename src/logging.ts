@@ -1,4 +1,5 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
+import pretty from 'pino-pretty';
 
 /**
  * Log fields that may hold an API key (SPEC 6: never in a log line): the key headers wherever a
@@ -23,6 +24,29 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       base: { service: 'marketplace-api' },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     },
-    destination ?? pino.destination(1),
+    destination ?? standardOutput(),
   );
+}
+
+/**
+ * Where the process logs: on a terminal, lines for a person (local time, level, message, fields)
+ * through pino-pretty, in this thread and written at once so they keep their order with the
+ * banner; otherwise (a pipe, a file, a log collector) one JSON object per line, as before.
+ */
+function standardOutput(): DestinationStream {
+  if (process.stdout.isTTY) {
+    return pretty({ colorize: true, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' });
+  }
+  return pino.destination(1);
+}
+
+/**
+ * Waits until every line logged so far has been written. pino's standard-output stream writes
+ * asynchronously, and `process.exit` right after a line can cut it off or let a later line (written
+ * synchronously on exit) overtake it: the process calls this before it exits.
+ */
+export function flushLogger(logger: Logger): Promise<void> {
+  return new Promise((resolve) => {
+    logger.flush(() => resolve());
+  });
 }

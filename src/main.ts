@@ -3,15 +3,16 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
-import { demoBanner } from './demo/demo-banner.js';
+import { addressBanner, demoBanner } from './demo/demo-banner.js';
 import { type DemoCredentials, loadDemoData } from './demo/load-demo.js';
 import { checkSecretOpensStore } from './keys/account-keys.js';
 import { loadKeyMaterial } from './keys/key-material.js';
-import { createLogger } from './logging.js';
+import { createLogger, flushLogger } from './logging.js';
 import { aggregateWorkerMetrics, shareWorkerMetrics, startMetricsServer } from './metrics/cluster-metrics.js';
 import { createServiceMetrics } from './metrics/service-metrics.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
+import { packageVersion } from './version.js';
 
 /** How long in-flight requests may take to finish after SIGTERM or SIGINT before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 9_000;
@@ -70,14 +71,21 @@ async function serve(config: Config, logger: Logger, loadDemo: boolean): Promise
     clearInterval(sweep);
     await store.close();
     logger.info('stopped');
+    // Every line out before exiting: pino writes standard output asynchronously, and the exit's
+    // synchronous flush could otherwise write "stopped" before a "shutting down" still in flight.
+    await flushLogger(logger);
     process.exit(0);
   };
   for (const signal of SIGNALS) process.on(signal, shutdown);
 
   await app.listen({ host: config.host, port: config.port });
-  if (demo !== undefined) {
-    process.stdout.write(demoBanner(config, (app.server.address() as AddressInfo).port, demo));
-  }
+  if (!cluster.isWorker) printBanners(config, (app.server.address() as AddressInfo).port, demo);
+}
+
+/** Once the port is open: where everything is (every start), and the demo seller's key (the first). */
+function printBanners(config: Config, port: number, demo: DemoCredentials | undefined): void {
+  process.stdout.write(addressBanner(config, port, packageVersion()));
+  if (demo !== undefined) process.stdout.write(demoBanner(config, port, demo));
 }
 
 /**
@@ -116,14 +124,14 @@ async function supervise(config: Config, logger: Logger): Promise<void> {
     if (ready || listening.size < config.workers) return;
     ready = true;
     logger.info({ workers: config.workers, port: address.port }, 'all workers listening');
-    if (demo !== undefined) process.stdout.write(demoBanner(config, address.port, demo));
+    printBanners(config, address.port, demo);
   });
 
   cluster.on('exit', (worker, code, signal) => {
     const wasListening = listening.delete(worker);
     if (stopping) {
       if (code !== 0) cleanExit = false;
-      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(cleanExit ? 0 : 1);
+      if (Object.keys(cluster.workers ?? {}).length === 0) exitAfterLogs(logger, cleanExit ? 0 : 1);
       return;
     }
     if (!wasListening) {
@@ -155,7 +163,17 @@ async function supervise(config: Config, logger: Logger): Promise<void> {
   for (let n = 0; n < config.workers; n++) fork();
 }
 
+/** Exits once the lines logged so far are written (see flushLogger). */
+function exitAfterLogs(logger: Logger, code: number): void {
+  void flushLogger(logger).then(() => process.exit(code));
+}
+
 async function main(): Promise<void> {
+  // `--version` (also `npm start -- --version`): says what is installed, and starts nothing.
+  if (process.argv.slice(2).includes('--version')) {
+    process.stdout.write(`${packageVersion()}\n`);
+    return;
+  }
   const config = readConfig();
   const logger = createLogger(config.logLevel);
   // A worker's lines say which worker wrote them.

@@ -69,10 +69,34 @@ describe('loadConfig', () => {
       ),
     );
     expect(problems).toEqual([
-      'colour: Unexpected property',
+      'colour: Unexpected property (known here: storeCurrency, support, variants, server, trustProxy, limits, keyRotationGraceSeconds, workspace)',
       "storeCurrency: Expected string to match '^[A-Z]{3}$'",
+      // The schema's problems do not hide the checks after it.
+      'variants[1] (pt).baseUrl: variants[0] already serves */',
       'PORT: must be a whole number from 0 to 65535',
       'LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent',
+    ]);
+  });
+
+  it('reports every mistake of a file at once: the allowed values, the key a misspelt one meant', () => {
+    const problems = problemsOf(
+      withFile({
+        workspce: { sessionIdleMinutes: 10 },
+        variants: [
+          { lang: 'en', baseUrl: '/', currency: 'USD' },
+          { lang: 'fr', baseUrl: '/fr', currency: 'EUR', rate: '0.9' },
+          { lang: 'pt', baseUrl: 'ftp://example.com.br/', currency: 'BRL' },
+        ],
+        limits: { keyRequest: { max: 1, windowSeconds: 1 }, clientFailures: { windowSeconds: 60 } },
+      }),
+    );
+    expect(problems).toEqual([
+      'workspce: Unexpected property; did you mean "workspace"?',
+      'variants.1.lang: Expected one of "en", "pt"',
+      'limits.keyRequest: Unexpected property; did you mean "keyRequests"?',
+      'limits.clientFailures.max: Expected required property',
+      'variants[2] (pt).baseUrl: must be an http(s) URL',
+      "variants[2] (pt).rate: required, because the variant's currency BRL differs from storeCurrency USD",
     ]);
   });
 
@@ -210,7 +234,7 @@ describe('loadConfig: trustProxy, limits and REDIS_URL', () => {
       }),
     );
     expect(problems).toEqual([
-      'limits.failedAttempts: Unexpected property',
+      'limits.failedAttempts: Unexpected property (known here: clientFailures, keyClientFailures, keyRequests)',
       'limits.clientFailures.max: Expected integer to be greater or equal to 0',
       'limits.clientFailures.windowSeconds: Expected integer to be greater or equal to 1',
     ]);

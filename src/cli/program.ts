@@ -4,6 +4,7 @@ import { runImportCommand } from '../importer/import-command.js';
 import { rotateAccountKey, showKey } from '../keys/account-keys.js';
 import { loadKeyMaterial } from '../keys/key-material.js';
 import { readSnapshot } from '../store/snapshot.js';
+import { packageVersion } from '../version.js';
 import { addAccountCommands } from './accounts-commands.js';
 import { EXIT, EXIT_CODES_HELP, examples, fail, withStore } from './cli-support.js';
 import { addPurchaseCommands } from './purchases-commands.js';
@@ -19,6 +20,7 @@ export function createProgram(): Command {
       'Administer the marketplace-api store. Uses the same configuration as the server\n' +
         '(DATABASE_URL, SECRET_KEY, MARKETPLACE_CONFIG): run it where the server runs.',
     )
+    .version(packageVersion(), '-V, --version', 'print the version and exit')
     .showHelpAfterError()
     // Usage errors exit 2, apart from failures of a command that ran (1): see EXIT.
     .exitOverride()

@@ -2,11 +2,30 @@ import type { Config, VariantConfig } from '../config.js';
 import { DEMO_ITEM_ID, DEMO_PURCHASE_CODE, DEMO_SELLER } from './demo-data.js';
 import type { DemoCredentials } from './load-demo.js';
 
-/** Where a variant can be reached from this machine, for the printed curl lines. */
+/** Where a variant can be reached from this machine, for the printed URLs and curl lines. */
 function baseUrlOf(variant: VariantConfig, config: Config, port: number): string {
   if (variant.host !== undefined) return `http://${variant.host}${variant.prefix}`;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}${variant.prefix}`;
+}
+
+/**
+ * The text printed on every start, once the port is open: per variant, where its API, its docs
+ * and its workspace login are. No key or password: those are the demo banner's, shown once.
+ */
+export function addressBanner(config: Config, port: number, version: string): string {
+  const lines = [`marketplace-api ${version} is ready.`];
+  for (const variant of config.variants) {
+    const base = baseUrlOf(variant, config, port);
+    lines.push(
+      `  ${variant.lang} (${variant.currency})`,
+      `    API:       ${base}/api/`,
+      `    docs:      ${base}/docs`,
+      `    workspace: ${base}/login`,
+    );
+  }
+  lines.push('Stop with Ctrl-C.');
+  return `${lines.join('\n')}\n`;
 }
 
 /** The text printed once, after the demo data was loaded: the key and a ready curl line per endpoint and variant. */
@@ -29,6 +48,7 @@ export function demoBanner(config: Config, port: number, { key, password }: Demo
       '',
       `Variant ${variant.lang} (${variant.currency}):`,
       `  log in: ${base}/login`,
+      `  docs:   ${base}/docs (Authorize with the key above, then Try it out)`,
       `  curl -s '${base}/api/account/details' -H 'X-Api-Key: ${key}'`,
       `  curl -s '${base}/api/items/all' -H 'Authorization: Bearer ${key}'`,
       `  curl -s '${base}/api/items/item?item_id=${DEMO_ITEM_ID}&api_key=${key}'`,

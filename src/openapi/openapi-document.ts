@@ -2,18 +2,26 @@ import type { TSchema } from '@sinclair/typebox';
 import type { VariantConfig } from '../config.js';
 import { MAX_DECIMALS, resourceSchemas } from '../schemas/resource-schemas.js';
 import { errorEnvelope, routeResponseSchemas } from '../schemas/response-schemas.js';
-import { type RouteContract, routeContracts, routeErrorKinds } from '../schemas/route-contracts.js';
+import { type RouteContract, type RouteParam, routeContracts, routeErrorKinds } from '../schemas/route-contracts.js';
 import type { ErrorKind } from '../variants/error-kinds.js';
 import type { VariantTexts } from '../variants/variant-texts.js';
+import { docsLanguages, translator } from './docs-languages.js';
 import { EXAMPLE_ITEM_ID, EXAMPLE_PURCHASE_CODE, exampleSuccessMembers } from './openapi-examples.js';
 
 /**
  * The OpenAPI 3.1 document of one variant, built from the contract's schemas (src/schemas):
- * no shape is written here, only how the schemas are published. `npm run openapi` writes the
+ * no shape is written here, only how the schemas are published, in the variant's language
+ * (docs-languages.ts translates every English text below). `npm run openapi` writes the
  * shipped variants' documents to openapi/; a test fails when those drift from this.
+ *
+ * Each parameter has one place, so that a reader (and Swagger UI's "Try it out") sends it once:
+ * GET parameters in the query, the POST's in its body (JSON or form); the key in the security
+ * schemes. The other places the API accepts (SPEC 2.1) are said in words. HEAD is a sentence of
+ * the introduction rather than four more operations.
  */
 
 type Json = Record<string, unknown>;
+type Translate = (english: string) => string;
 
 const JSON_MEDIA = 'application/json';
 const COMPONENT_NAMES = new Set(Object.keys(resourceSchemas));
@@ -23,7 +31,7 @@ const COMPONENT_NAMES = new Set(Object.keys(resourceSchemas));
  * keyword (at most two decimals) stays out: strict validators such as Ajv's reject unknown
  * keywords, and integrators validate answers with the document; the money's description says it.
  */
-function published(schema: TSchema, asComponent = false): unknown {
+function published(schema: TSchema, t: Translate, asComponent = false): unknown {
   const walk = (node: unknown, top: boolean): unknown => {
     if (Array.isArray(node)) return node.map((child) => walk(child, false));
     if (node === null || typeof node !== 'object') return node;
@@ -33,7 +41,11 @@ function published(schema: TSchema, asComponent = false): unknown {
     return Object.fromEntries(
       Object.entries(node)
         .filter(([key]) => key !== MAX_DECIMALS)
-        .map(([key, value]) => [key, walk(value, false)]),
+        .map(([key, value]) => [
+          key,
+          // A schema's description, not a property that happens to be called `description`.
+          key === 'description' && typeof value === 'string' ? t(value) : walk(value, false),
+        ]),
     );
   };
   return walk(schema, asComponent);
@@ -98,97 +110,104 @@ function exampleMessages(kind: ErrorKind, route: RouteContract, texts: VariantTe
   return examples;
 }
 
-function responseHeaders(status: number): Json {
-  const headers: Json = { 'Cache-Control': HEADERS.cacheControl, 'X-Content-Type-Options': HEADERS.noSniff };
-  if (status === 405) headers.Allow = HEADERS.allow;
-  if (status === 429) headers['Retry-After'] = HEADERS.retryAfter;
-  headers['RateLimit-Limit'] = HEADERS.rateLimitLimit;
-  headers['RateLimit-Remaining'] = HEADERS.rateLimitRemaining;
-  headers['RateLimit-Reset'] = HEADERS.rateLimitReset;
+function responseHeaders(status: number, t: Translate): Json {
+  const header = ({ description, schema }: { description: string; schema: unknown }) => ({
+    description: t(description),
+    schema,
+  });
+  const headers: Json = {
+    'Cache-Control': header(HEADERS.cacheControl),
+    'X-Content-Type-Options': header(HEADERS.noSniff),
+  };
+  if (status === 405) headers.Allow = header(HEADERS.allow);
+  if (status === 429) headers['Retry-After'] = header(HEADERS.retryAfter);
+  headers['RateLimit-Limit'] = header(HEADERS.rateLimitLimit);
+  headers['RateLimit-Remaining'] = header(HEADERS.rateLimitRemaining);
+  headers['RateLimit-Reset'] = header(HEADERS.rateLimitReset);
   return headers;
 }
 
-function responses(route: RouteContract, variant: VariantConfig, support: boolean, withContent: boolean): Json {
+function responses(route: RouteContract, variant: VariantConfig, support: boolean, t: Translate): Json {
   const { texts } = variant;
   const schemas = routeResponseSchemas(route, texts);
   const result: Json = {};
-  const success = exampleSuccessMembers(variant, support)[route.operationId];
+  const success = exampleSuccessMembers(variant, support, t)[route.operationId];
   result['200'] = {
-    description: STATUS_TEXT[200],
-    headers: responseHeaders(200),
-    ...(withContent && {
-      content: {
-        [JSON_MEDIA]: {
-          schema: published(schemas.get(200) as TSchema),
-          example: { status: texts.statusOk, ...(success as Json) },
-        },
+    description: t(STATUS_TEXT[200] as string),
+    headers: responseHeaders(200, t),
+    content: {
+      [JSON_MEDIA]: {
+        schema: published(schemas.get(200) as TSchema, t),
+        example: { status: texts.statusOk, ...(success as Json) },
       },
-    }),
+    },
   };
   for (const [status, kinds] of routeErrorKinds(route)) {
     const examples: Json = {};
     for (const kind of kinds) {
       for (const [name, msg] of Object.entries(exampleMessages(kind, route, texts))) {
-        examples[name] = { summary: CASES[kind], value: { status: texts.statusError, msg } };
+        examples[name] = { summary: t(CASES[kind]), value: { status: texts.statusError, msg } };
       }
     }
     result[String(status)] = {
-      description: `${STATUS_TEXT[status]}: ${kinds.map((kind) => CASES[kind]).join('; ')}`,
-      headers: responseHeaders(status),
-      ...(withContent && {
-        content: { [JSON_MEDIA]: { schema: published(schemas.get(status) as TSchema), examples } },
-      }),
+      description: `${t(STATUS_TEXT[status] as string)}: ${kinds.map((kind) => t(CASES[kind])).join('; ')}`,
+      headers: responseHeaders(status, t),
+      content: { [JSON_MEDIA]: { schema: published(schemas.get(status) as TSchema, t), examples } },
     };
   }
   return result;
 }
 
-/** The body a POST endpoint reads: its parameters and the key, in any of the three body types. */
-function requestBody(route: RouteContract): Json {
+/** Documented: JSON first (what Swagger UI shows first), then a form. */
+const BODY_MEDIA = ['application/json', 'application/x-www-form-urlencoded'] as const;
+
+/** The body a POST endpoint reads: its parameters, as JSON or a form (multipart is said in words). */
+function requestBody(route: RouteContract, t: Translate): Json {
   const fields = route.params.filter((param) => param.sources.includes('body'));
-  const properties: Json = {
-    api_key: { type: 'string', description: 'The API key, when not sent in a header or the query string' },
-  };
-  for (const field of fields) properties[field.name] = { type: 'string', description: field.description };
+  const properties = Object.fromEntries(
+    fields.map((field) => [
+      field.name,
+      { type: 'string', description: t(field.description), examples: [exampleOf(field)] },
+    ]),
+  );
   // Unknown fields are ignored (SPEC 2.2.1), so the body stays open.
-  const schema = { type: 'object', properties };
-  const example = Object.fromEntries(fields.map((field) => [field.name, EXAMPLE_PURCHASE_CODE]));
+  const schema = { type: 'object', required: fields.map((field) => field.name), properties };
+  const example = Object.fromEntries(fields.map((field) => [field.name, exampleOf(field)]));
   return {
-    required: false,
-    description:
-      'Parameters may come in the body as JSON, a form, or multipart form fields (no files); 64 KiB at most.',
-    content: {
-      'application/json': { schema, example },
-      'application/x-www-form-urlencoded': { schema, example },
-      'multipart/form-data': { schema, example },
-    },
+    required: true,
+    description: t(
+      'Parameters come in the body as JSON or a form (multipart form fields work too, no files); 64 KiB at most. ' +
+        'The key may come in the body as api_key too.',
+    ),
+    content: Object.fromEntries(BODY_MEDIA.map((media) => [media, { schema, example }])),
   };
 }
 
-function queryParameters(route: RouteContract): Json[] {
-  return route.params
-    .filter((param) => param.sources.includes('query'))
-    .map((param) => ({
-      name: param.name,
-      in: 'query',
-      // A parameter a body may carry instead is not required in the query.
-      required: !param.sources.includes('body'),
-      description: param.sources.includes('body') ? `${param.description} (or in the body)` : param.description,
-      schema: { type: 'string', ...(param.pattern && { pattern: param.pattern }) },
-      example: param.name === 'item_id' ? String(EXAMPLE_ITEM_ID) : EXAMPLE_PURCHASE_CODE,
-    }));
+/** A parameter's example: the demo data's, so "Try it out" answers 200 on a store with the demo data. */
+function exampleOf(param: RouteParam): string {
+  return param.name === 'item_id' ? String(EXAMPLE_ITEM_ID) : EXAMPLE_PURCHASE_CODE;
 }
 
-function operation(route: RouteContract, variant: VariantConfig, support: boolean, method: 'get' | 'head' | 'post') {
-  const head = method === 'head';
+function queryParameters(route: RouteContract, t: Translate): Json[] {
+  return route.params.map((param) => ({
+    name: param.name,
+    in: 'query',
+    required: true,
+    description: t(param.description),
+    schema: { type: 'string', ...(param.pattern && { pattern: param.pattern }) },
+    example: exampleOf(param),
+  }));
+}
+
+function operation(route: RouteContract, variant: VariantConfig, support: boolean, t: Translate) {
+  const post = route.method === 'POST';
   return {
-    operationId: head ? `${route.operationId}Head` : route.operationId,
-    summary: head ? `${route.summary} (headers only)` : route.summary,
-    description: head ? `As GET ${route.path}, without a body.` : route.description,
+    operationId: route.operationId,
+    summary: t(route.summary),
+    description: t(route.description),
     tags: ['API'],
-    parameters: queryParameters(route),
-    ...(method === 'post' && { requestBody: requestBody(route) }),
-    responses: responses(route, variant, support, !head),
+    ...(post ? { requestBody: requestBody(route, t) } : { parameters: queryParameters(route, t) }),
+    responses: responses(route, variant, support, t),
   };
 }
 
@@ -203,12 +222,11 @@ export function variantServerUrl(variant: VariantConfig): string {
  */
 export function buildOpenApiDocument(variant: VariantConfig, support: boolean): Json {
   const { texts } = variant;
+  const language = docsLanguages[variant.lang];
+  const t = translator(language);
   const paths: Json = {};
   for (const route of routeContracts) {
-    paths[route.path] =
-      route.method === 'GET'
-        ? { get: operation(route, variant, support, 'get'), head: operation(route, variant, support, 'head') }
-        : { post: operation(route, variant, support, 'post') };
+    paths[route.path] = { [route.method.toLowerCase()]: operation(route, variant, support, t) };
   }
   const notFound = errorEnvelope(['notFound'], texts);
   return {
@@ -216,30 +234,33 @@ export function buildOpenApiDocument(variant: VariantConfig, support: boolean): 
     info: {
       title: `marketplace-api (${texts.lang})`,
       version: '1.0.0',
-      description:
-        `The seller API of the marketplace, variant \`${texts.lang}\`: success answers carry ` +
-        `\`"status": "${texts.statusOk}"\`, errors \`{"status": "${texts.statusError}", "msg": ...}\`, ` +
-        `money in ${variant.currency}. Every answer is JSON with Cache-Control: no-store and no CORS headers: ` +
-        'the key must never live in a browser. A trailing slash on a path is accepted; HEAD works where GET does. ' +
-        `A path no endpoint serves answers 404 ${JSON.stringify(texts.messages.notFound)}.`,
+      description: language.infoDescription({
+        lang: texts.lang,
+        statusOk: texts.statusOk,
+        statusError: texts.statusError,
+        currency: variant.currency,
+        notFound: texts.messages.notFound,
+      }),
     },
     servers: [{ url: variantServerUrl(variant) }],
     security: [{ apiKeyHeader: [] }, { bearer: [] }, { apiKeyQuery: [] }],
-    tags: [{ name: 'API', description: 'The four seller endpoints' }],
+    tags: [{ name: 'API', description: t('The four seller endpoints') }],
     paths,
     components: {
       schemas: {
-        ...Object.fromEntries(Object.entries(resourceSchemas).map(([name, schema]) => [name, published(schema, true)])),
-        NotFound: published(notFound),
+        ...Object.fromEntries(
+          Object.entries(resourceSchemas).map(([name, schema]) => [name, published(schema, t, true)]),
+        ),
+        NotFound: published(notFound, t),
       },
       securitySchemes: {
-        apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'The API key in a header' },
-        bearer: { type: 'http', scheme: 'bearer', description: 'The API key as a bearer token' },
+        apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: t('The API key in a header') },
+        bearer: { type: 'http', scheme: 'bearer', description: t('The API key as a bearer token') },
         apiKeyQuery: {
           type: 'apiKey',
           in: 'query',
           name: 'api_key',
-          description: 'The API key in the query string (or the body, on POST); different values in two places: 400',
+          description: t('The API key in the query string (or the body, on POST); different values in two places: 400'),
         },
       },
     },

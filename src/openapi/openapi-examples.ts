@@ -1,10 +1,13 @@
 import type { VariantConfig } from '../config.js';
+import { DEMO_ITEM_ID, DEMO_PURCHASE_CODE } from '../demo/demo-data.js';
 import type { AccountRow, ItemRow, PurchaseRow } from '../domain/records.js';
 import { serializeAccount, serializeItem, serializePurchaseAroundItem } from '../domain/serialize.js';
 
 /**
  * The document's example bodies, made by the very serialisers the routes use (over example
- * records), so an example can never show a shape the API does not answer with.
+ * records), so an example can never show a shape the API does not answer with. The item id and
+ * purchase code are the demo data's, so the docs page's "Try it out" answers 200 against a store
+ * holding the demo data; the records' words are put in the variant's language.
  */
 
 const account: AccountRow = {
@@ -29,7 +32,7 @@ const account: AccountRow = {
 };
 
 const item: ItemRow = {
-  id: 101,
+  id: DEMO_ITEM_ID,
   account: 'jdoe',
   name: 'Clean Admin',
   description: 'A responsive admin dashboard template.',
@@ -40,11 +43,11 @@ const item: ItemRow = {
   demo_link: 'https://demo.example.com/clean-admin',
   tags: JSON.stringify(['admin', 'dashboard']),
   preview_type: 'image',
-  thumbnail: 'https://cdn.example.com/101/thumbnail.png',
-  preview_image: 'https://cdn.example.com/101/preview.png',
+  thumbnail: `https://cdn.example.com/${DEMO_ITEM_ID}/thumbnail.png`,
+  preview_image: `https://cdn.example.com/${DEMO_ITEM_ID}/preview.png`,
   preview_video: '',
   preview_audio: '',
-  screenshots: JSON.stringify(['https://cdn.example.com/101/screen-1.png']),
+  screenshots: JSON.stringify([`https://cdn.example.com/${DEMO_ITEM_ID}/screen-1.png`]),
   price_regular: 1999,
   price_extended: 4900,
   supported: 1,
@@ -54,7 +57,7 @@ const item: ItemRow = {
 
 const audioItem: ItemRow = {
   ...item,
-  id: 102,
+  id: DEMO_ITEM_ID + 1,
   name: 'Calm Loops',
   description: 'Ambient loops for videos.',
   category: 'Music',
@@ -64,9 +67,9 @@ const audioItem: ItemRow = {
   demo_link: '',
   tags: JSON.stringify(['ambient']),
   preview_type: 'audio',
-  thumbnail: 'https://cdn.example.com/102/thumbnail.png',
+  thumbnail: `https://cdn.example.com/${DEMO_ITEM_ID + 1}/thumbnail.png`,
   preview_image: '',
-  preview_audio: 'https://cdn.example.com/102/preview.mp3',
+  preview_audio: `https://cdn.example.com/${DEMO_ITEM_ID + 1}/preview.mp3`,
   screenshots: '[]',
   price_regular: 900,
   price_extended: 9000,
@@ -74,9 +77,9 @@ const audioItem: ItemRow = {
 };
 
 const purchase: PurchaseRow = {
-  code_key: '0f8e2c1a-3b4d-4e5f-8a9b-0c1d2e3f4a5b',
-  code: '0f8e2c1a-3b4d-4e5f-8a9b-0c1d2e3f4a5b',
-  item_id: 101,
+  code_key: DEMO_PURCHASE_CODE.toLowerCase(),
+  code: DEMO_PURCHASE_CODE,
+  item_id: DEMO_ITEM_ID,
   license_type: 'regular',
   price: 1999,
   supported_until: '2025-02-01T00:00:00.000Z',
@@ -86,14 +89,28 @@ const purchase: PurchaseRow = {
 };
 
 /** The success envelopes' members after `status`, per endpoint, in a variant's currency. */
-export function exampleSuccessMembers(variant: VariantConfig, support: boolean): Readonly<Record<string, unknown>> {
+export function exampleSuccessMembers(
+  variant: VariantConfig,
+  support: boolean,
+  t: (english: string) => string,
+): Readonly<Record<string, unknown>> {
   const parse = (text: string): unknown => JSON.parse(text);
+  const words = (list: string) => JSON.stringify((JSON.parse(list) as string[]).map(t));
+  const localAccount = { ...account, heading: t(account.heading), description: t(account.description) };
+  const local = (row: ItemRow): ItemRow => ({
+    ...row,
+    description: t(row.description),
+    category: row.category === 'Scripts' ? row.category : t(row.category),
+    sub_category: row.sub_category === 'PHP' ? row.sub_category : t(row.sub_category),
+    options: words(row.options),
+  });
+  const [localItem, localAudio] = [local(item), local(audioItem)];
   const [before, after] = serializePurchaseAroundItem(purchase, item.supported === 1, variant, support);
   return {
-    accountDetails: { data: parse(serializeAccount(account, variant)) },
-    itemsAll: { items: [parse(serializeItem(audioItem, variant)), parse(serializeItem(item, variant))] },
-    itemsItem: { item: parse(serializeItem(item, variant)) },
-    purchaseValidation: { data: { purchase: parse(`${before}${serializeItem(item, variant)}${after}`) } },
+    accountDetails: { data: parse(serializeAccount(localAccount, variant)) },
+    itemsAll: { items: [parse(serializeItem(localAudio, variant)), parse(serializeItem(localItem, variant))] },
+    itemsItem: { item: parse(serializeItem(localItem, variant)) },
+    purchaseValidation: { data: { purchase: parse(`${before}${serializeItem(localItem, variant)}${after}`) } },
   };
 }
 

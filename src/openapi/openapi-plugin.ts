@@ -1,8 +1,8 @@
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config, VariantConfig } from '../config.js';
 import type { VariantResolver } from '../http/variant-runtime.js';
+import { docsLanguages } from './docs-languages.js';
+import { DOCS_SECURITY_HEADERS, docsCss, docsHtml, docsStartScript, swaggerUiAssets } from './docs-page.js';
 import { buildOpenApiDocument } from './openapi-document.js';
 
 /** What the docs plugin needs: the variants and whether purchases show `supported_until`. */
@@ -12,45 +12,59 @@ export interface OpenApiPluginOptions {
   readonly resolver: VariantResolver;
 }
 
+/** What one variant serves under `{base}`: its document, its page and the page's start script. */
+interface VariantDocs {
+  readonly documentText: string;
+  readonly html: string;
+  readonly startScript: string;
+  readonly css: string;
+}
+
 /**
  * Publishes each variant's OpenAPI document at `{base}/openapi.json` and a Swagger UI page
- * rendering it at `{base}/docs`, served from the installed @fastify/swagger-ui (no CDN).
+ * rendering it at `{base}/docs` (docs-page.ts), served from the installed packages (no CDN).
  * Registered after the API routes; it adds routes only, so the API answers as before, and any
  * other path still gets the contract's 404.
  */
 export async function openApiPlugin(app: FastifyInstance, { config, resolver }: OpenApiPluginOptions): Promise<void> {
-  const documents = new Map<VariantConfig, { document: Record<string, unknown>; text: string }>();
+  const served = new Map<VariantConfig, VariantDocs>();
   for (const variant of config.variants) {
-    const document = buildOpenApiDocument(variant, config.support);
-    documents.set(variant, { document, text: JSON.stringify(document) });
+    const language = docsLanguages[variant.lang];
+    served.set(variant, {
+      documentText: JSON.stringify(buildOpenApiDocument(variant, config.support)),
+      html: docsHtml(language, variant.prefix),
+      startScript: docsStartScript(`${variant.prefix}/openapi.json`, language),
+      css: docsCss(language),
+    });
   }
-  // Variants may share a prefix and differ by host: each request gets its own variant's document.
-  const documentFor = (prefix: string, request: FastifyRequest) => {
-    const variant = resolver.forPrefix(prefix, request.host);
-    return variant && documents.get(variant.config);
-  };
+  const assets = swaggerUiAssets();
 
   for (const prefix of resolver.prefixes) {
-    await app.register(async (scope) => {
-      scope.get(`${prefix}/openapi.json`, (request, reply) => {
-        const found = documentFor(prefix, request);
-        if (!found) return reply.callNotFound();
-        return reply
-          .code(200)
-          .type('application/json; charset=utf-8')
-          .header('cache-control', 'no-cache')
-          .send(found.text);
+    // Variants may share a prefix and differ by host: each request gets its own variant's texts.
+    const route = (path: string, send: (docs: VariantDocs, reply: FastifyReply) => FastifyReply) =>
+      app.get(`${prefix}${path}`, (request: FastifyRequest, reply) => {
+        const variant = resolver.forPrefix(prefix, request.host);
+        const docs = variant && served.get(variant.config);
+        if (!docs) return reply.callNotFound();
+        return send(docs, reply.code(200));
       });
-      // The page asks `{base}/docs/json`, which answers through transformSpecification below;
-      // @fastify/swagger only holds a document for it to start from.
-      const first = [...documents].find(([variant]) => variant.prefix === prefix)?.[1].document;
-      await scope.register(swagger, { mode: 'static', specification: { document: first as never } });
-      await scope.register(swaggerUi, {
-        routePrefix: `${prefix}/docs`,
-        uiConfig: { deepLinking: true, docExpansion: 'list', tryItOutEnabled: false },
-        transformSpecificationClone: false,
-        transformSpecification: (fallback, request) => documentFor(prefix, request)?.document ?? fallback,
-      });
-    });
+
+    route('/openapi.json', (docs, reply) =>
+      reply.type('application/json; charset=utf-8').header('cache-control', 'no-cache').send(docs.documentText),
+    );
+    route('/docs', (docs, reply) =>
+      reply.headers(DOCS_SECURITY_HEADERS).type('text/html; charset=utf-8').send(docs.html),
+    );
+    route('/docs/docs-start.js', (docs, reply) =>
+      reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(docs.startScript),
+    );
+    route('/docs/docs.css', (docs, reply) =>
+      reply.type('text/css; charset=utf-8').header('cache-control', 'no-cache').send(docs.css),
+    );
+    for (const [name, asset] of assets) {
+      route(`/docs/${name}`, (_docs, reply) =>
+        reply.type(asset.type).header('cache-control', 'public, max-age=3600').send(asset.body),
+      );
+    }
   }
 }

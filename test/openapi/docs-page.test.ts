@@ -1,19 +1,69 @@
 import { join } from 'node:path';
-import type { BrowserContext } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_ITEM_ID, DEMO_PURCHASE_CODE, DEMO_SELLER } from '../../src/demo/demo-data.js';
+import { loadDemoData } from '../../src/demo/load-demo.js';
+import { docsLanguages } from '../../src/openapi/docs-languages.js';
 import { launchTestBrowser, SCREENSHOTS, type TestBrowser } from '../helpers/browser.js';
 import { createTestApp, type TestApp, VARIANTS } from '../helpers/test-app.js';
+
+/** The operations in the document's order, by Swagger UI's deep-link id, and what a 200 of each shows. */
+const OPERATIONS = [
+  { id: 'accountDetails', shows: `"username": "${DEMO_SELLER}"` },
+  { id: 'itemsAll', shows: `"id": ${DEMO_ITEM_ID}` },
+  { id: 'itemsItem', shows: `"id": ${DEMO_ITEM_ID}` },
+  { id: 'purchaseValidation', shows: `"purchase_code": "${DEMO_PURCHASE_CODE}"` },
+] as const;
+
+/** What the page's labels read in each language. */
+const LABELS = {
+  en: { tryItOut: 'Try it out', execute: 'Execute', authorize: 'Authorize' },
+  pt: { tryItOut: 'Experimentar', execute: 'Executar', authorize: 'Autorizar' },
+} as const;
+
+/**
+ * Swagger UI's English labels (those a translation exists for) the page shows: as text, as an
+ * attribute, or as a label its stylesheet writes (`::after`). Run in the page, as a string: the
+ * tests are compiled without the DOM's types.
+ */
+function untranslatedLabels(page: Page, labels: Readonly<Record<string, string>>): Promise<string[]> {
+  const english = Object.entries(labels)
+    .filter(([from, to]) => from !== to)
+    .map(([from]) => from);
+  return page.evaluate(`(() => {
+    const words = ${JSON.stringify(english)};
+    const found = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    while (walker.nextNode()) {
+      const text = (walker.currentNode.nodeValue || '').trim();
+      if (words.includes(text)) found.push(text);
+    }
+    for (const element of document.querySelectorAll('[placeholder], [title], [aria-label]')) {
+      for (const name of ['placeholder', 'title', 'aria-label']) {
+        const value = (element.getAttribute(name) || '').trim();
+        if (words.includes(value)) found.push(name + '=' + value);
+      }
+    }
+    for (const element of document.querySelectorAll('.parameter__name.required')) {
+      const content = getComputedStyle(element, '::after').content.replace(/"/g, '');
+      if (words.includes(content)) found.push('::after=' + content);
+    }
+    return found;
+  })()`);
+}
 
 /** The docs page, in headless Chromium with every request off the app's own origin cut off. */
 describe('the docs page', () => {
   let t: TestApp;
   let origin: string;
+  let demoKey: string;
   let browser: TestBrowser;
   let context: BrowserContext;
   const offOrigin: string[] = [];
 
   beforeAll(async () => {
     t = await createTestApp();
+    demoKey = (await loadDemoData(t.store, t.keys)).key;
     origin = await t.app.listen({ host: '127.0.0.1', port: 0 });
     browser = await launchTestBrowser();
     context = browser.context;
@@ -31,35 +81,95 @@ describe('the docs page', () => {
     await t?.close();
   });
 
-  it.each(VARIANTS)("renders $lang's document, every operation listed, from the app alone", async (variant) => {
-    const page = await context.newPage();
-    try {
-      const response = await page.goto(`${origin}${variant.base}/docs`);
-      expect(response?.status()).toBe(200);
-      expect(response?.headers()['content-type']).toBe('text/html; charset=utf-8');
-      await page.locator('.opblock').first().waitFor();
-      await expect.poll(() => page.locator('.opblock').count()).toBe(7);
-      const summaries = await page.locator('.opblock-summary-path').allInnerTexts();
-      expect([...new Set(summaries.map((text) => text.replace(/\u200b/g, '').trim()))].sort()).toEqual([
-        '/api/account/details',
-        '/api/items/all',
-        '/api/items/item',
-        '/api/purchases/validation',
-      ]);
-      await expect.poll(() => page.locator('.info .title').innerText()).toContain(`marketplace-api (${variant.lang})`);
-      expect(await page.locator('.servers select option').allInnerTexts()).toEqual([variant.base || '/']);
-      await page.screenshot({ path: join(SCREENSHOTS, `docs-${variant.lang}.png`), fullPage: true });
-      expect(offOrigin).toEqual([]);
-    } finally {
-      await page.close();
-    }
-  });
+  it.each(VARIANTS)(
+    "$lang: the product's page in its language; Try it out answers 200 on every endpoint with the demo key",
+    async (variant) => {
+      const labels = LABELS[variant.lang];
+      const page = await context.newPage();
+      const refused: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error') refused.push(message.text());
+      });
+      try {
+        const response = await page.goto(`${origin}${variant.base}/docs`);
+        expect(response?.status()).toBe(200);
+        expect(response?.headers()).toMatchObject({
+          'content-type': 'text/html; charset=utf-8',
+          'cache-control': 'no-store',
+          'content-security-policy': expect.stringContaining("default-src 'none'; script-src 'self'"),
+          'x-frame-options': 'DENY',
+          'referrer-policy': 'no-referrer',
+          'x-content-type-options': 'nosniff',
+        });
+        await page.locator('.opblock').first().waitFor();
+        expect(await page.title()).toBe(docsLanguages[variant.lang].pageTitle);
+        expect(await page.locator('html').getAttribute('lang')).toBe(docsLanguages[variant.lang].htmlLang);
+        // Four operations (HEAD is a sentence of the introduction), no framework's top bar or logo.
+        await expect.poll(() => page.locator('.opblock').count()).toBe(4);
+        expect(await page.locator('.topbar, img[alt*="Swagger" i], .topbar-wrapper').count()).toBe(0);
+        expect(await page.locator('.info .title').innerText()).toContain(`marketplace-api (${variant.lang})`);
+        expect(await page.locator('.info a[href$="/openapi.json"]').getAttribute('href')).toBe(
+          `${variant.base}/openapi.json`,
+        );
+        expect(await page.locator('.servers select option').allInnerTexts()).toEqual([variant.base || '/']);
+
+        // Authorize with the demo key in the X-Api-Key header (the first scheme).
+        await page.locator('.auth-wrapper .btn.authorize').click();
+        const headerScheme = page.locator('.modal-ux .auth-container').first();
+        await headerScheme.locator('input').fill(demoKey);
+        await headerScheme.locator('button.authorize').click();
+        await page.locator('.modal-ux').screenshot({ path: join(SCREENSHOTS, `docs-${variant.lang}-authorize.png`) });
+        const untranslatedInDialog = await untranslatedLabels(page, docsLanguages.pt.uiLabels);
+        if (variant.lang === 'pt') expect(untranslatedInDialog).toEqual([]);
+        await page.locator('.modal-ux .btn-done, .modal-ux .close-modal').first().click();
+
+        for (const operation of OPERATIONS) {
+          const block = page.locator(`#operations-API-${operation.id}`);
+          await block.locator('.opblock-summary').first().click();
+          await block.getByRole('button', { name: labels.tryItOut }).click();
+          await block.getByRole('button', { name: labels.execute }).click();
+          const live = block.locator('.live-responses-table');
+          await expect.poll(() => live.locator('tbody .response-col_status').first().innerText()).toBe('200');
+          expect(await live.locator('.response-col_description pre').first().innerText()).toContain(operation.shows);
+          expect(await live.locator('.response-col_description pre').first().innerText()).toContain(
+            `"status": "${variant.ok}"`,
+          );
+        }
+        // To look at after a change: the top of the page, and an operation tried out.
+        await page.evaluate('window.scrollTo(0, 0)');
+        await page.screenshot({ path: join(SCREENSHOTS, `docs-${variant.lang}.png`) });
+        const tried = await page.locator('#operations-API-purchaseValidation').boundingBox();
+        if (tried) {
+          // In two parts: the request and its answer, then the documented responses.
+          for (const part of [0, 1]) {
+            const y = tried.y + part * 1300;
+            const clip = { x: tried.x, y, width: tried.width, height: Math.min(tried.y + tried.height - y, 1300) };
+            const path = join(SCREENSHOTS, `docs-${variant.lang}-validation-${part + 1}.png`);
+            await page.screenshot({ path, fullPage: true, clip });
+          }
+        }
+        const untranslated = await untranslatedLabels(page, docsLanguages.pt.uiLabels);
+        if (variant.lang === 'pt') expect(untranslated).toEqual([]);
+        // The check sees English where there is English.
+        else expect(untranslated).toEqual(expect.arrayContaining(['Cancel', 'Responses', '::after=required']));
+        expect(refused).toEqual([]);
+        expect(offOrigin).toEqual([]);
+      } catch (error) {
+        await page.screenshot({ path: join(SCREENSHOTS, `docs-${variant.lang}-failed.png`), fullPage: true });
+        throw error;
+      } finally {
+        await page.close();
+      }
+    },
+    // Chromium renders Swagger UI slowly on a busy machine.
+    120_000,
+  );
 
   it('leaves the API and unknown paths as they were', async () => {
     const api = await fetch(`${origin}/pt/api/account/details`);
     expect(api.status).toBe(400);
     expect(await api.json()).toEqual({ status: 'Erro', msg: 'O parâmetro api_key é obrigatório' });
-    for (const path of ['/docs/nothing-here', '/pt/docs/static/none.js', '/openapi.yaml']) {
+    for (const path of ['/docs/nothing-here', '/pt/docs/static/none.js', '/openapi.yaml', '/docs/json']) {
       const response = await fetch(`${origin}${path}`);
       expect(response.status, path).toBe(404);
       expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_ITEM_ID, DEMO_PURCHASE_CODE } from '../../src/demo/demo-data.js';
 import { shippedOpenApiFiles } from '../../src/openapi/openapi-files.js';
 import { createTestApp, TEST_STORES, type TestApp, VARIANTS } from '../helpers/test-app.js';
 import { ALL_LINES, ITEMS, KEYS, PURCHASES, UNKNOWN_KEY } from '../http/fixtures.js';
@@ -111,7 +112,7 @@ describe.each(TEST_STORES)('%s store: the served documents', (kind) => {
       expect(successes[0]?.value.data.currency).toBe(variant.currency);
     });
 
-    it('describes every transport of a parameter', () => {
+    it('gives each parameter one place, so "Try it out" sends it once; HEAD in words, not as operations', () => {
       expect(document.components.securitySchemes).toEqual({
         apiKeyHeader: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-Api-Key' }),
         bearer: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
@@ -120,18 +121,56 @@ describe.each(TEST_STORES)('%s store: the served documents', (kind) => {
       expect(document.security).toEqual([{ apiKeyHeader: [] }, { bearer: [] }, { apiKeyQuery: [] }]);
       const item = document.paths['/api/items/item'].get;
       expect(item.parameters).toEqual([expect.objectContaining({ name: 'item_id', in: 'query', required: true })]);
+      // The demo data's item and code, so that "Try it out" answers 200 on a store with the demo data.
+      expect(item.parameters[0].example).toBe(String(DEMO_ITEM_ID));
       const validation = document.paths['/api/purchases/validation'].post;
-      expect(validation.parameters).toEqual([
-        expect.objectContaining({ name: 'purchase_code', in: 'query', required: false }),
-      ]);
+      expect(validation.parameters).toBeUndefined();
+      expect(validation.requestBody.required).toBe(true);
       expect(Object.keys(validation.requestBody.content)).toEqual([
         'application/json',
         'application/x-www-form-urlencoded',
-        'multipart/form-data',
       ]);
       for (const media of Object.values<Json>(validation.requestBody.content)) {
-        expect(Object.keys(media.schema.properties)).toEqual(['api_key', 'purchase_code']);
+        expect(Object.keys(media.schema.properties)).toEqual(['purchase_code']);
+        expect(media.schema.required).toEqual(['purchase_code']);
+        expect(media.example).toEqual({ purchase_code: DEMO_PURCHASE_CODE });
       }
+      for (const path of ['/api/account/details', '/api/items/all']) {
+        expect(document.paths[path].get.parameters).toEqual([]);
+      }
+      for (const operations of Object.values<Json>(document.paths)) {
+        expect(Object.keys(operations)).toHaveLength(1);
+        expect(['get', 'post']).toContain(Object.keys(operations)[0]);
+      }
+      expect(document.info.description).toContain(
+        variant.lang === 'pt' ? 'também responde a HEAD' : 'also answers HEAD',
+      );
+    });
+
+    it("speaks the variant's language in every text", () => {
+      const texts: string[] = [];
+      const collect = (node: unknown, key = ''): void => {
+        if (typeof node === 'string' && ['description', 'summary'].includes(key)) texts.push(node);
+        else if (Array.isArray(node)) for (const child of node) collect(child);
+        else if (node !== null && typeof node === 'object')
+          for (const [childKey, child] of Object.entries(node)) collect(child, childKey);
+      };
+      collect(document);
+      expect(texts.length).toBeGreaterThan(50);
+      const english = ['The ', 'Every ', 'Only ', ' the ', ' is ', ' of ', ' and '];
+      const portuguese = [' de ', ' da ', ' do ', ' não ', 'Um ', 'Uma ', ' o ', ' é '];
+      const found = texts.filter((text) =>
+        (variant.lang === 'pt' ? english : portuguese).some((word) => text.includes(word)),
+      );
+      expect(found).toEqual([]);
+      const summaries = Object.values<Json>(document.paths).map(
+        (operations) => Object.values<Json>(operations)[0].summary,
+      );
+      expect(summaries).toEqual(
+        variant.lang === 'pt'
+          ? ['Detalhes da conta', 'Todos os itens', 'Um item', 'Validar um código de compra']
+          : ['Account details', 'All items', 'One item', 'Validate a purchase code'],
+      );
     });
 
     it("accepts the API's real answers with its own schemas (each route, each status the test can cause)", async () => {
@@ -239,8 +278,11 @@ describe.each(TEST_STORES)('%s store: the served documents', (kind) => {
       expect(JSON.parse(pt.body).info.title).toBe('marketplace-api (pt)');
       const en = await hosted.app.inject({ url: '/openapi.json', headers: { host: 'localhost' } });
       expect(JSON.parse(en.body).servers).toEqual([{ url: '/' }]);
-      const docs = await hosted.app.inject({ url: '/docs/json', headers: { host: 'api.example.com.br' } });
-      expect(JSON.parse(docs.body).info.title).toBe('marketplace-api (pt)');
+      const docs = await hosted.app.inject({ url: '/docs', headers: { host: 'api.example.com.br' } });
+      expect(docs.body).toContain('<html lang="pt-BR">');
+      const start = await hosted.app.inject({ url: '/docs/docs-start.js', headers: { host: 'api.example.com.br' } });
+      expect(start.body).toContain('"url":"/openapi.json"');
+      expect(start.body).toContain('"Try it out":"Experimentar"');
     } finally {
       await hosted.close();
     }

@@ -1,0 +1,64 @@
+import { type Account, type Item, type Purchase } from './contract.js';
+/** The part of a fetch Response the client reads (so the types need neither DOM nor Node typings). */
+export interface FetchResponse {
+    readonly status: number;
+    readonly headers: {
+        get(name: string): string | null;
+    };
+    text(): Promise<string>;
+}
+/** A fetch function: the global one by default. */
+export type FetchLike = (url: string, init: {
+    method: string;
+    headers: Record<string, string>;
+    body?: string;
+}) => Promise<FetchResponse>;
+/** Opt-in retries of answers that say when to come back (429, 503). */
+export interface RetryOptions {
+    /** Retries after the first try; 2 when left out. */
+    readonly retries?: number;
+    /** The longest wait accepted, in seconds: an answer asking for more is thrown at once. 60 when left out. */
+    readonly maxWaitSeconds?: number;
+}
+export interface ClientOptions {
+    /** The variant's base URL, such as `https://api.example.com` or `https://api.example.com/pt`. */
+    readonly baseUrl: string;
+    /** The seller's API key: sent in the `X-Api-Key` header, never in a URL. */
+    readonly apiKey: string;
+    /** Retry 429 and 503 answers, waiting as their `Retry-After` header says. Off unless given. */
+    readonly retry?: RetryOptions | boolean;
+    /** A fetch function to use instead of the global one. */
+    readonly fetch?: FetchLike;
+}
+/** Every error answer but the "none" ones, as one class: the HTTP status, the `status` word and `msg`. */
+export declare class MarketplaceApiError extends Error {
+    /** The HTTP status code, such as 401. */
+    readonly httpStatus: number;
+    /** The answer's `status` word, such as "error" or "Erro" ('' when the answer was not the API's JSON). */
+    readonly status: string;
+    /** The answer's `msg`. */
+    readonly msg: string;
+    /** Seconds the answer asked to wait (its `Retry-After` header), when it said. */
+    readonly retryAfter?: number | undefined;
+    readonly name = "MarketplaceApiError";
+    constructor(
+    /** The HTTP status code, such as 401. */
+    httpStatus: number, 
+    /** The answer's `status` word, such as "error" or "Erro" ('' when the answer was not the API's JSON). */
+    status: string, 
+    /** The answer's `msg`. */
+    msg: string, 
+    /** Seconds the answer asked to wait (its `Retry-After` header), when it said. */
+    retryAfter?: number | undefined);
+}
+export interface MarketplaceClient {
+    /** The account that owns the key. */
+    account(): Promise<Account>;
+    /** The account's approved items, newest first; [] when it has none. */
+    items(): Promise<Item[]>;
+    /** One approved item of the account, or null when there is no such item. */
+    item(id: number): Promise<Item | null>;
+    /** The purchase a code is for, or null when the code is not a valid purchase of this account. */
+    validatePurchase(code: string): Promise<Purchase | null>;
+}
+export declare function createClient(options: ClientOptions): MarketplaceClient;

@@ -1,0 +1,113 @@
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.MarketplaceApiError = void 0;
+exports.createClient = createClient;
+const contract_js_1 = require("./contract.js");
+/** Every error answer but the "none" ones, as one class: the HTTP status, the `status` word and `msg`. */
+class MarketplaceApiError extends Error {
+    httpStatus;
+    status;
+    msg;
+    retryAfter;
+    name = 'MarketplaceApiError';
+    constructor(
+    /** The HTTP status code, such as 401. */
+    httpStatus, 
+    /** The answer's `status` word, such as "error" or "Erro" ('' when the answer was not the API's JSON). */
+    status, 
+    /** The answer's `msg`. */
+    msg, 
+    /** Seconds the answer asked to wait (its `Retry-After` header), when it said. */
+    retryAfter) {
+        super(`${httpStatus} ${msg}`);
+        this.httpStatus = httpStatus;
+        this.status = status;
+        this.msg = msg;
+        this.retryAfter = retryAfter;
+    }
+}
+exports.MarketplaceApiError = MarketplaceApiError;
+const sleep = (seconds) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+/** Seconds from a Retry-After header: delta-seconds or an HTTP date. */
+function retryAfterSeconds(header) {
+    if (header === null || header.trim() === '')
+        return undefined;
+    const text = header.trim();
+    if (/^\d+$/.test(text))
+        return Number(text);
+    const date = Date.parse(text);
+    return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+}
+function createClient(options) {
+    const base = options.baseUrl.replace(/\/+$/, '');
+    const globalFetch = globalThis.fetch;
+    if (!options.fetch && !globalFetch) {
+        throw new TypeError('createClient: no fetch function (Node 18+ has one; or pass options.fetch)');
+    }
+    const fetchFn = (options.fetch ?? globalFetch);
+    const retry = options.retry === true ? {} : options.retry || undefined;
+    const retries = retry ? (retry.retries ?? 2) : 0;
+    const maxWait = retry?.maxWaitSeconds ?? 60;
+    const headers = { 'x-api-key': options.apiKey, accept: 'application/json' };
+    /** A success answer's body; any other answer thrown as a MarketplaceApiError. */
+    async function send(method, path, body) {
+        for (let attempt = 0;; attempt += 1) {
+            const response = await fetchFn(`${base}${path}`, {
+                method,
+                headers: body ? { ...headers, 'content-type': 'application/json' } : headers,
+                ...(body && { body: JSON.stringify(body) }),
+            });
+            const text = await response.text();
+            let parsed;
+            try {
+                const value = JSON.parse(text);
+                if (value !== null && typeof value === 'object' && !Array.isArray(value))
+                    parsed = value;
+            }
+            catch {
+                parsed = undefined;
+            }
+            const wait = retryAfterSeconds(response.headers.get('retry-after'));
+            const retriable = response.status === 429 || response.status === 503;
+            if (retriable && attempt < retries && (wait ?? 2 ** attempt) <= maxWait) {
+                await sleep(wait ?? 2 ** attempt);
+                continue;
+            }
+            if (response.status === 200 && parsed)
+                return parsed;
+            const status = typeof parsed?.status === 'string' ? parsed.status : '';
+            const msg = typeof parsed?.msg === 'string' ? parsed.msg : text.slice(0, 200);
+            throw new MarketplaceApiError(response.status, status, msg, wait);
+        }
+    }
+    /** The answer, or `none` for a 404 with one of the given messages (another 404, such as a wrong base URL, throws). */
+    async function orNone(request, messages) {
+        try {
+            return await request;
+        }
+        catch (error) {
+            if (error instanceof MarketplaceApiError && error.httpStatus === 404 && messages.includes(error.msg))
+                return null;
+            throw error;
+        }
+    }
+    return {
+        async account() {
+            return (await send('GET', '/api/account/details')).data;
+        },
+        async items() {
+            const body = await orNone(send('GET', '/api/items/all'), contract_js_1.NO_ITEMS_MESSAGES);
+            return body ? body.items : [];
+        },
+        async item(id) {
+            const path = `/api/items/item?item_id=${encodeURIComponent(String(id))}`;
+            const body = await orNone(send('GET', path), contract_js_1.ITEM_NOT_FOUND_MESSAGES);
+            return body ? body.item : null;
+        },
+        async validatePurchase(code) {
+            const request = send('POST', '/api/purchases/validation', { purchase_code: code });
+            const body = await orNone(request, contract_js_1.INVALID_PURCHASE_CODE_MESSAGES);
+            return body ? body.data.purchase : null;
+        },
+    };
+}

@@ -1,0 +1,106 @@
+/** Account: SPEC 3, keys in this order. */
+export interface Account {
+    name: {
+        firstname: string;
+        lastname: string;
+        /** First and last name joined by one space, trimmed */
+        full_name: string;
+    };
+    username: string;
+    email: string;
+    /** An amount in the variant's currency, at most two decimals */
+    balance: number;
+    /** The variant's ISO 4217 currency code */
+    currency: string;
+    profile: {
+        heading: string;
+        description: string;
+        contact: {
+            email: string;
+        };
+        /** Network name to link, keys in alphabetical order; {} when none */
+        social_links: Record<string, string>;
+        media: {
+            avatar: string;
+            cover: string;
+        };
+    };
+    /** ISO 8601 UTC with milliseconds, such as 2024-05-01T12:00:00.000Z */
+    registered_at: string;
+}
+/** ImageMedia: SPEC 3, keys in this order. */
+export interface ImageMedia {
+    thumbnail: string;
+    preview_image: string;
+    /** Only when the item has at least one screenshot */
+    screenshots?: string[];
+}
+/** VideoMedia: SPEC 3, keys in this order. */
+export interface VideoMedia {
+    thumbnail: string;
+    preview_image: string;
+    preview_video: string;
+    /** Only when the item has at least one screenshot */
+    screenshots?: string[];
+}
+/** AudioMedia: SPEC 3, keys in this order. */
+export interface AudioMedia {
+    thumbnail: string;
+    preview_audio: string;
+    /** Only when the item has at least one screenshot */
+    screenshots?: string[];
+}
+/** Item: SPEC 3, keys in this order. */
+export interface Item {
+    id: number;
+    name: string;
+    description: string;
+    category: string;
+    sub_category: string;
+    options: string[];
+    /** major.minor.patch */
+    version: string;
+    demo_link: string;
+    tags: string[];
+    /** By the item's preview type: image, video or audio */
+    media: ImageMedia | VideoMedia | AudioMedia;
+    price: {
+        /** An amount in the variant's currency, at most two decimals */
+        regular: number;
+        /** An amount in the variant's currency, at most two decimals */
+        extended: number;
+    };
+    /** The variant's ISO 4217 currency code */
+    currency: string;
+    /** ISO 8601 UTC with milliseconds, such as 2024-05-01T12:00:00.000Z */
+    published_at: string;
+}
+/** Purchase: SPEC 3, keys in this order. */
+export interface Purchase {
+    /** The code as stored */
+    purchase_code: string;
+    license_type: 'Regular' | 'Extended';
+    /** The price paid, in the variant's currency, at most two decimals */
+    price: number;
+    /** The variant's ISO 4217 currency code */
+    currency: string;
+    item: Item;
+    /** Only when support is enabled, the item is supported and the purchase has an end date */
+    supported_until?: string;
+    downloaded: boolean;
+    /** ISO 8601 UTC with milliseconds, such as 2024-05-01T12:00:00.000Z */
+    date: string;
+}
+/** An item's media, by its preview type. */
+export type ItemMedia = ImageMedia | VideoMedia | AudioMedia;
+/** Every error answer: `{ status: <error word>, msg }`. */
+export interface ErrorBody {
+    status: string;
+    msg: string;
+}
+/** "No items" in every language: items() answers [] for it. */
+export declare const NO_ITEMS_MESSAGES: readonly string[];
+/** "Item not found" in every language: item() answers null for it. */
+export declare const ITEM_NOT_FOUND_MESSAGES: readonly string[];
+/** "Invalid purchase code" in every language: validatePurchase() answers null for it. */
+export declare const INVALID_PURCHASE_CODE_MESSAGES: readonly string[];

@@ -1,0 +1,10 @@
+"use strict";
+// Generated from the API's schemas (src/schemas) by `npm run sdk`: do not edit.
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.INVALID_PURCHASE_CODE_MESSAGES = exports.ITEM_NOT_FOUND_MESSAGES = exports.NO_ITEMS_MESSAGES = void 0;
+/** "No items" in every language: items() answers [] for it. */
+exports.NO_ITEMS_MESSAGES = ['No items found', 'Nenhum Item Cncontrado'];
+/** "Item not found" in every language: item() answers null for it. */
+exports.ITEM_NOT_FOUND_MESSAGES = ['Item Not Found', 'Item Não Encontrado'];
+/** "Invalid purchase code" in every language: validatePurchase() answers null for it. */
+exports.INVALID_PURCHASE_CODE_MESSAGES = ['Invalid purchase code', 'Código de Compra Inválido'];

@@ -1,0 +1,6 @@
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.MarketplaceApiError = exports.createClient = void 0;
+var client_js_1 = require("./client.js");
+Object.defineProperty(exports, "createClient", { enumerable: true, get: function () { return client_js_1.createClient; } });
+Object.defineProperty(exports, "MarketplaceApiError", { enumerable: true, get: function () { return client_js_1.MarketplaceApiError; } });

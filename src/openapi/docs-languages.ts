@@ -1,0 +1,220 @@
+import type { Lang } from '../variants/languages.js';
+
+/**
+ * What the OpenAPI document and the docs page say in each variant's language. The document is
+ * written in English (src/schemas, openapi-document.ts); a language other than English gives the
+ * translation of every English text it publishes, and a text without one stops the document from
+ * being built (so a new English sentence cannot slip into the Portuguese document unseen: the
+ * openapi tests build both).
+ */
+export interface DocsLanguage {
+  /** The page's `<html lang>`. */
+  readonly htmlLang: string;
+  /** The docs page's title: the product's name, not the renderer's. */
+  readonly pageTitle: string;
+  /** The document's `info.description`. */
+  readonly infoDescription: (facts: InfoFacts) => string;
+  /** English text of the document -> this language; absent for English itself. */
+  readonly translations?: Readonly<Record<string, string>>;
+  /** Swagger UI's own English labels -> this language (Swagger UI has no translations of its own). */
+  readonly uiLabels: Readonly<Record<string, string>>;
+}
+
+/** What the document's introduction states about a variant. */
+export interface InfoFacts {
+  readonly lang: string;
+  readonly statusOk: string;
+  readonly statusError: string;
+  readonly currency: string;
+  readonly notFound: string;
+}
+
+const en: DocsLanguage = {
+  htmlLang: 'en',
+  pageTitle: 'marketplace-api: API reference',
+  infoDescription: (facts) =>
+    `The seller API of the marketplace, variant \`${facts.lang}\`: success answers carry ` +
+    `\`"status": "${facts.statusOk}"\`, errors \`{"status": "${facts.statusError}", "msg": ...}\`, ` +
+    `money in ${facts.currency}. Every answer is JSON with Cache-Control: no-store and no CORS headers: ` +
+    'the key must never live in a browser. A trailing slash on a path is accepted. ' +
+    'Every GET endpoint also answers HEAD, with the same status and headers and no body. ' +
+    `A path no endpoint serves answers 404 ${JSON.stringify(facts.notFound)}.\n\n` +
+    'To try an endpoint here: **Authorize** with your API key (X-Api-Key), then **Try it out** and **Execute**.',
+  uiLabels: {},
+};
+
+const pt: DocsLanguage = {
+  htmlLang: 'pt-BR',
+  pageTitle: 'marketplace-api: referência da API',
+  infoDescription: (facts) =>
+    `A API dos vendedores do marketplace, variante \`${facts.lang}\`: respostas de sucesso trazem ` +
+    `\`"status": "${facts.statusOk}"\`, erros \`{"status": "${facts.statusError}", "msg": ...}\`, ` +
+    `valores em ${facts.currency}. Toda resposta é JSON com Cache-Control: no-store e sem cabeçalhos CORS: ` +
+    'a chave nunca deve ficar num navegador. Uma barra no fim do caminho é aceita. ' +
+    'Todo endpoint GET também responde a HEAD, com o mesmo status e os mesmos cabeçalhos, sem corpo. ' +
+    `Um caminho que nenhum endpoint atende responde 404 ${JSON.stringify(facts.notFound)}.\n\n` +
+    'Para experimentar um endpoint aqui: **Autorizar** com a sua chave de API (X-Api-Key), ' +
+    'depois **Experimentar** e **Executar**.',
+  translations: {
+    // Endpoints (src/schemas/route-contracts.ts)
+    'Account details': 'Detalhes da conta',
+    'The account that owns the API key.': 'A conta dona da chave de API.',
+    'All items': 'Todos os itens',
+    "Every approved item of the key's account, newest id first; a 404 when there are none.":
+      'Todos os itens aprovados da conta da chave, do id mais novo ao mais antigo; um 404 quando não há nenhum.',
+    'One item': 'Um item',
+    "One approved item of the key's account; another seller's item is a 404 like a missing one.":
+      'Um item aprovado da conta da chave; o item de outro vendedor é um 404, como um que não existe.',
+    'A positive integer: digits only, at most 15 (007 is item 7)':
+      'Um número inteiro positivo: só dígitos, no máximo 15 (007 é o item 7)',
+    'Validate a purchase code': 'Validar um código de compra',
+    "The purchase, when the code (trimmed, any letter case) is active and its item belongs to the key's account; any other code is a 404.":
+      'A compra, quando o código (sem espaços nas pontas, maiúsculas ou minúsculas) está ativo e o seu item ' +
+      'pertence à conta da chave; qualquer outro código é um 404.',
+    "The buyer's purchase code": 'O código de compra do comprador',
+    // Resources (src/schemas/resource-schemas.ts, response-schemas.ts)
+    "By the item's preview type: image, video or audio": 'Conforme o tipo de prévia do item: imagem, vídeo ou áudio',
+    "The variant's ISO 4217 currency code": 'O código ISO 4217 da moeda da variante',
+    'First and last name joined by one space, trimmed': 'Nome e sobrenome unidos por um espaço, sem espaços nas pontas',
+    'Network name to link, keys in alphabetical order; {} when none':
+      'Nome da rede -> link, chaves em ordem alfabética; {} quando não há nenhum',
+    'Only when the item has at least one screenshot': 'Só quando o item tem ao menos uma captura de tela',
+    'The code as stored': 'O código como está guardado',
+    'major.minor.patch': 'maior.menor.correção',
+    'ISO 8601 UTC with milliseconds, such as 2024-05-01T12:00:00.000Z':
+      'ISO 8601 UTC com milissegundos, como 2024-05-01T12:00:00.000Z',
+    "An amount in the variant's currency, at most two decimals":
+      'Um valor na moeda da variante, no máximo duas casas decimais',
+    "The price paid, in the variant's currency, at most two decimals":
+      'O preço pago, na moeda da variante, no máximo duas casas decimais',
+    'Only when support is enabled, the item is supported and the purchase has an end date':
+      'Só quando o suporte está ativado, o item tem suporte e a compra tem data de fim',
+    'A sentence naming the parameter or the fault': 'Uma frase que nomeia o parâmetro ou a falha',
+    // Error cases (SPEC 2.3)
+    'A parameter is missing, blank, malformed, or sent twice with different values':
+      'Um parâmetro está ausente, em branco, malformado, ou foi enviado duas vezes com valores diferentes',
+    'The body cannot be parsed': 'O corpo não pode ser lido',
+    'The key is unknown or revoked, or its account is suspended':
+      'A chave é desconhecida ou foi revogada, ou a sua conta está suspensa',
+    'The account has no approved item': 'A conta não tem nenhum item aprovado',
+    "No approved item of the key's account has this id": 'Nenhum item aprovado da conta da chave tem este id',
+    'The purchase code is not valid for this account': 'O código de compra não é válido para esta conta',
+    'A path no endpoint serves': 'Um caminho que nenhum endpoint atende',
+    'Another method than the endpoint takes (the Allow header names it)':
+      'Outro método que não o do endpoint (o cabeçalho Allow diz qual)',
+    'The headers or the body did not arrive in time; the connection is closed':
+      'Os cabeçalhos ou o corpo não chegaram a tempo; a conexão é fechada',
+    'The body is over 64 KiB': 'O corpo passa de 64 KiB',
+    'A body of another type than JSON, form or multipart':
+      'Um corpo de outro tipo que não JSON, formulário ou multipart',
+    'A budget is spent (failed attempts, or requests per key); retry after Retry-After seconds':
+      'Um limite foi esgotado (tentativas falhas, ou solicitações por chave); tente de novo após Retry-After segundos',
+    'The store is unavailable': 'O armazenamento está indisponível',
+    'Anything unexpected': 'Qualquer coisa inesperada',
+    // HTTP statuses
+    Success: 'Sucesso',
+    'Bad request': 'Solicitação inválida',
+    Unauthorized: 'Não autorizado',
+    'Not found': 'Não encontrado',
+    'Method not allowed': 'Método não permitido',
+    'Request timeout': 'Tempo esgotado',
+    'Payload too large': 'Corpo grande demais',
+    'Unsupported media type': 'Tipo de mídia não suportado',
+    'Too many requests': 'Solicitações demais',
+    'Internal server error': 'Erro interno do servidor',
+    'Service unavailable': 'Serviço indisponível',
+    // Headers, body, key
+    'Always no-store': 'Sempre no-store',
+    'Always nosniff': 'Sempre nosniff',
+    "The endpoint's methods": 'Os métodos do endpoint',
+    'Seconds to wait before trying again': 'Segundos a esperar antes de tentar de novo',
+    'The budget that applies (when one does)': 'O limite que se aplica (quando há um)',
+    'What is left of it in this window': 'O que resta dele nesta janela',
+    'Seconds until the window starts again': 'Segundos até a janela recomeçar',
+    'Parameters come in the body as JSON or a form (multipart form fields work too, no files); 64 KiB at most. The key may come in the body as api_key too.':
+      'Os parâmetros vêm no corpo como JSON ou formulário (campos multipart também funcionam, sem arquivos); ' +
+      'no máximo 64 KiB. A chave também pode vir no corpo, como api_key.',
+    'The four seller endpoints': 'Os quatro endpoints do vendedor',
+    'The API key in a header': 'A chave de API num cabeçalho',
+    'The API key as a bearer token': 'A chave de API como token bearer',
+    'The API key in the query string (or the body, on POST); different values in two places: 400':
+      'A chave de API na query string (ou no corpo, no POST); valores diferentes em dois lugares: 400',
+    // Example records' words (openapi-examples.ts)
+    'Themes and plugins': 'Temas e plugins',
+    'Handmade admin themes since 2015.': 'Temas de administração feitos à mão desde 2015.',
+    'A responsive admin dashboard template.': 'Um modelo responsivo de painel de administração.',
+    'Ambient loops for videos.': 'Loops ambientes para vídeos.',
+    Responsive: 'Responsivo',
+    'Dark mode': 'Modo escuro',
+    Music: 'Música',
+    Ambient: 'Ambiente',
+  },
+  uiLabels: {
+    'Try it out': 'Experimentar',
+    Execute: 'Executar',
+    Cancel: 'Cancelar',
+    Clear: 'Limpar',
+    Parameters: 'Parâmetros',
+    'No parameters': 'Sem parâmetros',
+    'Request body': 'Corpo da solicitação',
+    Responses: 'Respostas',
+    'Response body': 'Corpo da resposta',
+    'Response headers': 'Cabeçalhos da resposta',
+    'Request URL': 'URL da solicitação',
+    'Server response': 'Resposta do servidor',
+    'Request duration': 'Duração da solicitação',
+    'Media type': 'Tipo de mídia',
+    // "Controls <code>Accept</code> header.": three text nodes.
+    Controls: 'Define o cabeçalho',
+    'header.': '.',
+    'Headers:': 'Cabeçalhos:',
+    'Example Value': 'Exemplo',
+    Schema: 'Esquema',
+    Schemas: 'Esquemas',
+    Servers: 'Servidores',
+    Authorize: 'Autorizar',
+    Authorized: 'Autorizado',
+    'Available authorizations': 'Autorizações disponíveis',
+    Close: 'Fechar',
+    Logout: 'Sair',
+    'No links': 'Sem links',
+    Undocumented: 'Não documentado',
+    Details: 'Detalhes',
+    Download: 'Baixar',
+    'Send empty value': 'Enviar valor vazio',
+    Description: 'Descrição',
+    Code: 'Código',
+    Name: 'Nome',
+    'Value:': 'Valor:',
+    'Name:': 'Nome:',
+    'In:': 'Em:',
+    required: 'obrigatório',
+    loading: 'carregando',
+    'Expand all': 'Expandir tudo',
+    'Collapse all': 'Recolher tudo',
+    'Failed to fetch': 'Falha na conexão',
+    Examples: 'Exemplos',
+    'Example Description': 'Descrição do exemplo',
+    'Apply credentials': 'Aplicar credenciais',
+    'Edit Value': 'Editar valor',
+    Headers: 'Cabeçalhos',
+    Value: 'Valor',
+    Type: 'Tipo',
+    'Response content type': 'Tipo de conteúdo da resposta',
+    'Parameter content type': 'Tipo de conteúdo do parâmetro',
+    'Copy to clipboard': 'Copiar',
+  },
+};
+
+export const docsLanguages: Readonly<Record<Lang, DocsLanguage>> = { en, pt };
+
+/** The document's text in a language: itself in English, else its translation (a missing one throws). */
+export function translator(language: DocsLanguage): (english: string) => string {
+  const { translations } = language;
+  if (translations === undefined) return (english) => english;
+  return (english) => {
+    const translated = translations[english];
+    if (translated === undefined) throw new Error(`no ${language.htmlLang} translation of ${JSON.stringify(english)}`);
+    return translated;
+  };
+}

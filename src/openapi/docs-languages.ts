@@ -107,8 +107,8 @@ const pt: DocsLanguage = {
     'The body is over 64 KiB': 'O corpo passa de 64 KiB',
     'A body of another type than JSON, form or multipart':
       'Um corpo de outro tipo que não JSON, formulário ou multipart',
-    'A budget is spent (failed attempts, or requests per key); retry after Retry-After seconds':
-      'Um limite foi esgotado (tentativas falhas, ou solicitações por chave); tente de novo após Retry-After segundos',
+    'A budget is spent (failed attempts, or requests per key and client); retry after Retry-After seconds':
+      'Um limite foi esgotado (tentativas falhas, ou solicitações por chave e cliente); tente de novo após Retry-After segundos',
     'The store is unavailable': 'O armazenamento está indisponível',
     'Anything unexpected': 'Qualquer coisa inesperada',
     // HTTP statuses
@@ -128,7 +128,8 @@ const pt: DocsLanguage = {
     'Always nosniff': 'Sempre nosniff',
     "The endpoint's methods": 'Os métodos do endpoint',
     'Seconds to wait before trying again': 'Segundos a esperar antes de tentar de novo',
-    'The budget that applies (when one does)': 'O limite que se aplica (quando há um)',
+    'The budget closest to running out (when one applies)':
+      'O limite mais perto de se esgotar (quando algum se aplica)',
     'What is left of it in this window': 'O que resta dele nesta janela',
     'Seconds until the window starts again': 'Segundos até a janela recomeçar',
     'Parameters come in the body as JSON or a form (multipart form fields work too, no files); 64 KiB at most. The key may come in the body as api_key too.':

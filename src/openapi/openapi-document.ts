@@ -64,7 +64,8 @@ const CASES: Readonly<Record<ErrorKind, string>> = {
   requestTimeout: 'The headers or the body did not arrive in time; the connection is closed',
   bodyTooLarge: 'The body is over 64 KiB',
   unsupportedContentType: 'A body of another type than JSON, form or multipart',
-  tooManyRequests: 'A budget is spent (failed attempts, or requests per key); retry after Retry-After seconds',
+  tooManyRequests:
+    'A budget is spent (failed attempts, or requests per key and client); retry after Retry-After seconds',
   serviceUnavailable: 'The store is unavailable',
   internal: 'Anything unexpected',
 };
@@ -88,7 +89,10 @@ const HEADERS = {
   noSniff: { description: 'Always nosniff', schema: { type: 'string', const: 'nosniff' } },
   allow: { description: "The endpoint's methods", schema: { type: 'string', examples: ['GET, HEAD', 'POST'] } },
   retryAfter: { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } },
-  rateLimitLimit: { description: 'The budget that applies (when one does)', schema: { type: 'integer', minimum: 0 } },
+  rateLimitLimit: {
+    description: 'The budget closest to running out (when one applies)',
+    schema: { type: 'integer', minimum: 0 },
+  },
   rateLimitRemaining: { description: 'What is left of it in this window', schema: { type: 'integer', minimum: 0 } },
   rateLimitReset: { description: 'Seconds until the window starts again', schema: { type: 'integer', minimum: 0 } },
 };

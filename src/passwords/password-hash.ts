@@ -110,36 +110,36 @@ const NO_MATCH: PasswordCheck = { matches: false, needsRehash: false };
  */
 export function checkPasswordSync(password: string, hash: string): PasswordCheck {
   if (!isAcceptedPasswordHash(hash)) return NO_MATCH;
-  const scryptMatch = SCRYPT_PATTERN.exec(hash);
-  if (scryptMatch) {
-    const [ln, r, p] = scryptMatch.slice(1, 4).map(Number) as [number, number, number];
-    const salt = Buffer.from(scryptMatch[4] as string, 'base64');
-    const expected = Buffer.from(scryptMatch[5] as string, 'base64');
-    const key = scryptSync(password, salt, expected.length, { N: 2 ** ln, r, p, maxmem: maxmemFor(ln, r) });
-    const matches = timingSafeEqual(key, expected);
-    return { matches, needsRehash: matches && (ln !== CURRENT.ln || r !== CURRENT.r || p !== CURRENT.p) };
+  const stored = readScrypt(hash);
+  if (stored) {
+    const { ln, r, p, salt, expected } = stored;
+    return scryptOutcome(
+      stored,
+      scryptSync(password, salt, expected.length, { N: 2 ** ln, r, p, maxmem: maxmemFor(ln, r) }),
+    );
   }
   // bcryptjs reads 2y (PHP's name for the fixed 2a) itself; the comparison is its own, constant-time.
   const matches = bcrypt.compareSync(password, hash);
   return { matches, needsRehash: matches };
 }
 
-/**
- * Checks `password` against a stored hash without a worker (the CLI, tests): scrypt runs on
- * libuv's thread pool, bcrypt in slices on this thread. The server checks through the
- * password checker instead.
- */
-export async function verifyPassword(password: string, hash: string): Promise<PasswordCheck> {
-  if (!isAcceptedPasswordHash(hash)) return NO_MATCH;
-  const scryptMatch = SCRYPT_PATTERN.exec(hash);
-  if (scryptMatch) {
-    const [ln, r, p] = scryptMatch.slice(1, 4).map(Number) as [number, number, number];
-    const salt = Buffer.from(scryptMatch[4] as string, 'base64');
-    const expected = Buffer.from(scryptMatch[5] as string, 'base64');
-    const key = await scryptAsync(password, salt, expected.length, { N: 2 ** ln, r, p, maxmem: maxmemFor(ln, r) });
-    const matches = timingSafeEqual(key, expected);
-    return { matches, needsRehash: matches && (ln !== CURRENT.ln || r !== CURRENT.r || p !== CURRENT.p) };
-  }
-  const matches = await bcrypt.compare(password, hash);
-  return { matches, needsRehash: matches };
+/** A stored scrypt hash's parameters, salt and hash; undefined for a hash of another kind. */
+function readScrypt(hash: string) {
+  const match = SCRYPT_PATTERN.exec(hash);
+  if (!match) return undefined;
+  const [ln, r, p] = match.slice(1, 4).map(Number) as [number, number, number];
+  return {
+    ln,
+    r,
+    p,
+    salt: Buffer.from(match[4] as string, 'base64'),
+    expected: Buffer.from(match[5] as string, 'base64'),
+  };
+}
+
+/** Whether the key derived from the password is the stored one, and whether its parameters are old. */
+function scryptOutcome(stored: NonNullable<ReturnType<typeof readScrypt>>, key: Buffer): PasswordCheck {
+  const matches = timingSafeEqual(key, stored.expected);
+  const current = stored.ln === CURRENT.ln && stored.r === CURRENT.r && stored.p === CURRENT.p;
+  return { matches, needsRehash: matches && !current };
 }

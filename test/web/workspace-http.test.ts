@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestApiKey } from '../../src/keys/api-keys.js';
-import { hashPassword, verifyPassword } from '../../src/passwords/password-hash.js';
+import { checkPasswordSync, hashPassword } from '../../src/passwords/password-hash.js';
 import { createWorkspaceSessions } from '../../src/web/workspace-sessions.js';
 import { cleanEnv, runCli } from '../helpers/processes.js';
 import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
@@ -328,7 +328,7 @@ describe.each(TEST_STORES)('workspace over HTTP (%s)', (kind) => {
     const set = await runCli(['accounts', 'set-password', 'idle'], { cwd: t.dir, env, input: 'brand new secret\n' });
     expect(set).toEqual({ code: 0, stdout: '', stderr: 'The password of "idle" was set.\n' });
     const hash = (await t.store.passwordHash('idle')) as string;
-    expect(await verifyPassword('brand new secret', hash)).toEqual({ matches: true, needsRehash: false });
+    expect(checkPasswordSync('brand new secret', hash)).toEqual({ matches: true, needsRehash: false });
     const short = await runCli(['accounts', 'set-password', 'idle'], { cwd: t.dir, env, input: 'short\n' });
     expect(short).toEqual({
       code: 1,

@@ -120,10 +120,12 @@ export function createPasswordChecker(options: PasswordCheckerOptions = {}): Pas
     })();
     return dummy;
   };
+  let closed = false;
   // Made now, so that the first unknown user takes no longer than the next.
   dummyHash().catch((error: unknown) => {
     dummy = undefined;
-    options.onSampleError?.(error);
+    // Closing the pool ends a dummy still being made: not a failure to tell of.
+    if (!closed) options.onSampleError?.(error);
   });
 
   return {
@@ -132,6 +134,7 @@ export function createPasswordChecker(options: PasswordCheckerOptions = {}): Pas
       await run<PasswordCheck>({ password, hash: await dummyHash() } satisfies CheckTask, 'check');
     },
     async close() {
+      closed = true;
       // Not waited for: a dummy hash still being made (a worker thread starting, on a busy
       // machine) must not hold a shutdown up; destroying the pool ends it.
       dummy?.catch(() => undefined);

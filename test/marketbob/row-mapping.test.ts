@@ -185,7 +185,7 @@ describe('MarketBob row mapping', () => {
       ok: false,
       reason: 'created_at is NULL or not a date',
     });
-    const dropped = mapUser(user({ api_key: 'short', password: '$2y$13$' + 'a'.repeat(53) }), context());
+    const dropped = mapUser(user({ api_key: 'short', password: `$2y$13$${'a'.repeat(53)}` }), context());
     expect(dropped).toMatchObject({
       ok: true,
       line: { apiKey: undefined, passwordHash: undefined },

@@ -1,7 +1,10 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { MarketbobDb } from './marketbob-connection.js';
 import type { SettingRow } from './marketbob-settings.js';
 import type { ItemRow, PurchaseRow, UserRow } from './row-mapping.js';
+
+/** A row and when MarketBob last saved it (its wall-clock text; NULL for rows written without it). */
+export type Changed<R> = R & { readonly updated_at: string | null };
 
 /**
  * Reads MarketBob's tables a page at a time, by primary key (`id > last ORDER BY id LIMIT n`):
@@ -27,34 +30,68 @@ export class MarketbobReader {
     return Number(rows[0]?.n ?? 0);
   }
 
-  async usersPage(afterId: number, limit: number): Promise<UserRow[]> {
-    const { rows } = await sql<UserRow>`
-      SELECT id, firstname, lastname, username, email, password, api_key, balance, avatar, profile_cover,
-        profile_heading, profile_description, profile_contact_email, profile_social_links, status, created_at
-      FROM users WHERE id > ${afterId} ORDER BY id LIMIT ${limit}`.execute(this.db);
+  async usersPage(afterId: number, limit: number): Promise<Changed<UserRow>[]> {
+    return this.users(sql`u.id > ${afterId} ORDER BY u.id`, limit);
+  }
+
+  /** Users updated at or after `since` (MarketBob's wall-clock text), through the index on `updated_at`. */
+  async usersUpdatedSince(since: string, limit: number): Promise<Changed<UserRow>[]> {
+    return this.users(sql`u.updated_at >= ${since} ORDER BY u.updated_at, u.id`, limit);
+  }
+
+  async itemsPage(afterId: number, limit: number): Promise<Changed<ItemRow>[]> {
+    return this.items(sql`i.id > ${afterId} ORDER BY i.id`, limit);
+  }
+
+  async itemsUpdatedSince(since: string, limit: number): Promise<Changed<ItemRow>[]> {
+    return this.items(sql`i.updated_at >= ${since} ORDER BY i.updated_at, i.id`, limit);
+  }
+
+  async purchasesPage(afterId: number, limit: number): Promise<Changed<PurchaseRow>[]> {
+    return this.purchases(sql`p.id > ${afterId} ORDER BY p.id`, limit);
+  }
+
+  async purchasesUpdatedSince(since: string, limit: number): Promise<Changed<PurchaseRow>[]> {
+    return this.purchases(sql`p.updated_at >= ${since} ORDER BY p.updated_at, p.id`, limit);
+  }
+
+  /** The highest id and `updated_at` of a table: where the follower starts (both read from an index). */
+  async watermark(table: 'users' | 'items' | 'purchases'): Promise<{ maxId: number; maxUpdatedAt: string | null }> {
+    const { rows } = await sql<{ max_id: number | null; max_updated_at: string | null }>`
+      SELECT MAX(id) AS max_id, MAX(updated_at) AS max_updated_at FROM ${sql.table(table)}`.execute(this.db);
+    return { maxId: Number(rows[0]?.max_id ?? 0), maxUpdatedAt: rows[0]?.max_updated_at ?? null };
+  }
+
+  private async users(where: RawBuilder<unknown>, limit: number): Promise<Changed<UserRow>[]> {
+    const { rows } = await sql<Changed<UserRow>>`
+      SELECT u.id, u.firstname, u.lastname, u.username, u.email, u.password, u.api_key, u.balance, u.avatar,
+        u.profile_cover, u.profile_heading, u.profile_description, u.profile_contact_email,
+        u.profile_social_links, u.status, u.created_at, u.updated_at
+      FROM users u WHERE ${where} LIMIT ${limit}`.execute(this.db);
     return rows;
   }
 
-  async itemsPage(afterId: number, limit: number): Promise<ItemRow[]> {
+  private async items(where: RawBuilder<unknown>, limit: number): Promise<Changed<ItemRow>[]> {
     const validity = this.hasValidityPrices ? sql`i.validity_prices` : sql`NULL`;
-    const { rows } = await sql<ItemRow>`
+    const { rows } = await sql<Changed<ItemRow>>`
       SELECT i.id, i.author_id, i.name, i.description, c.name AS category_name, c.regular_buyer_fee,
         c.extended_buyer_fee, sc.name AS sub_category_name, i.options, i.version, i.demo_link, i.tags,
         i.thumbnail, i.preview_type, i.preview_image, i.preview_video, i.preview_audio, i.screenshots,
-        i.regular_price, i.extended_price, ${validity} AS validity_prices, i.is_supported, i.status, i.created_at
+        i.regular_price, i.extended_price, ${validity} AS validity_prices, i.is_supported, i.status,
+        i.created_at, i.updated_at
       FROM items i
         LEFT JOIN categories c ON c.id = i.category_id
         LEFT JOIN sub_categories sc ON sc.id = i.sub_category_id
-      WHERE i.id > ${afterId} ORDER BY i.id LIMIT ${limit}`.execute(this.db);
+      WHERE ${where} LIMIT ${limit}`.execute(this.db);
     return rows;
   }
 
-  async purchasesPage(afterId: number, limit: number): Promise<PurchaseRow[]> {
-    const { rows } = await sql<PurchaseRow>`
+  private async purchases(where: RawBuilder<unknown>, limit: number): Promise<Changed<PurchaseRow>[]> {
+    const { rows } = await sql<Changed<PurchaseRow>>`
       SELECT p.id, p.code, p.item_id, p.license_type, p.support_expiry_at, p.is_downloaded, p.status,
-        p.created_at, s.price AS sale_price
+        p.created_at, s.price AS sale_price, p.updated_at
       FROM purchases p LEFT JOIN sales s ON s.id = p.sale_id
-      WHERE p.id > ${afterId} ORDER BY p.id LIMIT ${limit}`.execute(this.db);
+      WHERE ${where} LIMIT ${limit}`.execute(this.db);
     return rows;
   }
 

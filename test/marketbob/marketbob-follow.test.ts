@@ -1,0 +1,155 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logging.js';
+import { openMarketbob } from '../../src/marketbob/marketbob-connection.js';
+import { MarketbobFollower } from '../../src/marketbob/marketbob-follower.js';
+import { openStore } from '../../src/store/open-store.js';
+import type { Store } from '../../src/store/store.js';
+import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
+import {
+  createMarketbobDatabase,
+  insertPurchase,
+  insertSettings,
+  itemRow,
+  type MarketbobTestDatabase,
+  newApiKey,
+  TEST_MARIADB_URL,
+  userRow,
+} from './marketbob-database.js';
+
+/** The follow bound the issue sets: a change in MarketBob shows in our answers within 5 s of its commit. */
+const FOLLOW_BOUND_MS = 5_000;
+
+/** Asks again (every 50 ms) until `check` passes, failing with its last error once the bound has passed. */
+async function eventually(check: () => Promise<void>, withinMs = FOLLOW_BOUND_MS): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** MarketBob's wall clock now (its APP_TIMEZONE is UTC here), as Laravel writes `updated_at`. */
+const now = () => new Date().toISOString().slice(0, 19).replace('T', ' ');
+
+describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('marketbob follower (%s)', (kind) => {
+  let database: MarketbobTestDatabase;
+  let test: TestApp;
+  let followerStore: Store;
+  let follower: MarketbobFollower;
+  let db: ReturnType<typeof openMarketbob>;
+  let sellerKey: string;
+  let seller: number;
+  let buyer: number;
+  let item: number;
+
+  beforeAll(async () => {
+    database = await createMarketbobDatabase({ followerIndexes: true });
+    await insertSettings(database, false);
+    const category = await database.insert('categories', { name: 'Scripts' });
+    sellerKey = newApiKey();
+    seller = await database.insert('users', userRow({ username: 'seller', api_key: sellerKey }));
+    buyer = await database.insert('users', userRow({ username: 'buyer' }));
+    item = await database.insert('items', itemRow(seller, category, { name: 'Followed Item' }));
+    test = await createTestApp(kind);
+    followerStore = await openStore(loadConfig(test.env).store);
+    db = openMarketbob(database.url);
+    follower = new MarketbobFollower({
+      db,
+      store: followerStore,
+      keys: test.keys,
+      config: {
+        url: database.url,
+        pollSeconds: 0.5,
+        mediaBaseUrl: 'https://market.example.com',
+        timezone: 'UTC',
+        reconcileMinutes: 10,
+      },
+      logger: createLogger('silent'),
+    });
+    await follower.start();
+  });
+  afterAll(async () => {
+    await follower?.stop();
+    await db?.destroy();
+    await followerStore?.close();
+    await test?.close();
+    await database?.drop();
+  });
+
+  const validate = (code: string, key = sellerKey) =>
+    test.app.inject({
+      method: 'POST',
+      url: '/api/purchases/validation',
+      headers: { 'x-api-key': key },
+      payload: { purchase_code: code },
+    });
+  const details = (key: string) =>
+    test.app.inject({ method: 'GET', url: '/api/account/details', headers: { 'x-api-key': key } });
+
+  it('a new sale validates, and stops validating once refunded or cancelled', async () => {
+    const stamp = now();
+    const sale = await insertPurchase(database, { id: item, authorId: seller }, buyer, {
+      sale: { created_at: stamp, updated_at: stamp },
+      purchase: { created_at: stamp, updated_at: stamp },
+    });
+    await eventually(async () => expect((await validate(sale.code)).statusCode).toBe(200));
+
+    await database.update('sales', sale.saleId, { status: 2, updated_at: now() });
+    await database.update('purchases', sale.id, { status: 2, updated_at: now() });
+    await eventually(async () => {
+      const answer = await validate(sale.code);
+      expect(answer.statusCode).toBe(404);
+      expect(answer.body).toBe('{"status":"error","msg":"Invalid purchase code"}');
+    });
+
+    const other = await insertPurchase(database, { id: item, authorId: seller }, buyer, {
+      purchase: { created_at: now(), updated_at: now() },
+    });
+    await eventually(async () => expect((await validate(other.code)).statusCode).toBe(200));
+    await database.update('purchases', other.id, { status: 3, updated_at: now() });
+    await eventually(async () => expect((await validate(other.code)).statusCode).toBe(404));
+  });
+
+  it('a regenerated key works and the old one answers 401 at once (no grace)', async () => {
+    expect((await details(sellerKey)).statusCode).toBe(200);
+    const fresh = newApiKey();
+    await database.update('users', seller, { api_key: fresh, updated_at: now() });
+    await eventually(async () => {
+      expect((await details(fresh)).statusCode).toBe(200);
+      const old = await details(sellerKey);
+      expect(old.statusCode).toBe(401);
+      expect(old.body).toBe('{"status":"error","msg":"Invalid request"}');
+    });
+    sellerKey = fresh;
+  });
+
+  it('an item leaving approved, and a changed price, show', async () => {
+    const one = () =>
+      test.app.inject({
+        method: 'GET',
+        url: `/api/items/item?item_id=${item}`,
+        headers: { 'x-api-key': sellerKey },
+      });
+    await database.update('items', item, { regular_price: 25, updated_at: now() });
+    await eventually(async () => {
+      const answer = await one();
+      expect(answer.statusCode).toBe(200);
+      expect((answer.json() as { item: { price: unknown } }).item.price).toEqual({ regular: 25, extended: 49 });
+    });
+    await database.update('items', item, { status: 2, updated_at: now() });
+    await eventually(async () => expect((await one()).body).toBe('{"status":"error","msg":"Item Not Found"}'));
+  });
+
+  it('a banned user: their key answers 401', async () => {
+    await database.update('users', seller, { status: 0, updated_at: now() });
+    await eventually(async () => expect((await details(sellerKey)).statusCode).toBe(401));
+    await database.update('users', seller, { status: 1, updated_at: now() });
+    await eventually(async () => expect((await details(sellerKey)).statusCode).toBe(200));
+  });
+});

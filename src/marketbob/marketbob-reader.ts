@@ -95,6 +95,19 @@ export class MarketbobReader {
     return rows;
   }
 
+  /** Whether `purchases.code` alone has a unique index, under a case-insensitive collation. */
+  async codesUnique(database: string): Promise<boolean> {
+    const { rows } = await sql<{ n: number }>`
+      SELECT COUNT(*) AS n FROM information_schema.STATISTICS s
+        JOIN information_schema.COLUMNS c
+          ON c.TABLE_SCHEMA = s.TABLE_SCHEMA AND c.TABLE_NAME = s.TABLE_NAME AND c.COLUMN_NAME = s.COLUMN_NAME
+      WHERE s.TABLE_SCHEMA = ${database} AND s.TABLE_NAME = 'purchases' AND s.COLUMN_NAME = 'code'
+        AND s.NON_UNIQUE = 0 AND s.SEQ_IN_INDEX = 1 AND c.COLLATION_NAME LIKE '%\_ci'
+        AND NOT EXISTS (SELECT 1 FROM information_schema.STATISTICS o WHERE o.TABLE_SCHEMA = s.TABLE_SCHEMA
+          AND o.TABLE_NAME = s.TABLE_NAME AND o.INDEX_NAME = s.INDEX_NAME AND o.SEQ_IN_INDEX = 2)`.execute(this.db);
+    return Number(rows[0]?.n ?? 0) > 0;
+  }
+
   /**
    * Purchases whose code another purchase with a lower id already has (letter case and white
    * space aside): none where `code` has MarketBob's unique index under its case-insensitive

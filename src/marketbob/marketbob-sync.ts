@@ -62,6 +62,8 @@ export interface Source {
   readonly reader: MarketbobReader;
   readonly context: MappingContext;
   readonly settings: MarketbobSettings;
+  /** `purchases.code` has a unique index of its own and a case-insensitive collation, as MarketBob makes it. */
+  readonly codesUnique: boolean;
 }
 
 /** Checks that the tables and columns the bridge reads exist, then reads the settings. */
@@ -81,6 +83,7 @@ export async function openSource(db: MarketbobDb, config: MarketbobConfig): Prom
   return {
     reader,
     settings,
+    codesUnique: await reader.codesUnique(database),
     context: { mediaBaseUrl: config.mediaBaseUrl, clock: createWallClock(config.timezone), settings },
   };
 }
@@ -102,7 +105,8 @@ export async function syncMarketbob(
   config: MarketbobConfig,
   options: SyncOptions = {},
 ): Promise<SyncResult> {
-  const { reader, context, settings } = await openSource(db, config);
+  const source = await openSource(db, config);
+  const { reader, context, settings } = source;
   const state = new SourceState();
   const skipped = new Reports();
   const notes = new Reports();
@@ -125,7 +129,8 @@ export async function syncMarketbob(
   const accounts = mapUsers(userRows, context, state, skipped, notes);
   userRows.length = 0;
   const passwords = await changedPasswords(store, accounts);
-  const duplicateCodes = await reader.duplicateCodes();
+  // MarketBob's unique index on a case-insensitive `code` rules duplicates out: no need to look.
+  const duplicateCodes = source.codesUnique ? new Map<number, number>() : await reader.duplicateCodes();
 
   try {
     return await store.runImport(async (session) => {
@@ -164,16 +169,22 @@ export async function syncMarketbob(
   }
 }
 
-/** Reads a table page by page, by id, until a page comes back empty. */
+/**
+ * Reads a table page by page, by id, until a page comes back empty. The next page is asked for as
+ * soon as a page arrives, while this one is written: MarketBob's answer and our writes overlap.
+ */
 export async function readPages<R extends { readonly id: number }>(
   page: (afterId: number) => Promise<R[]>,
   each: (rows: R[]) => Promise<void>,
 ): Promise<void> {
-  for (let after = 0; ; ) {
-    const rows = await page(after);
+  let next = page(0);
+  for (;;) {
+    const rows = await next;
     if (rows.length === 0) return;
+    next = page(Number(rows[rows.length - 1]?.id));
+    // Awaited on the next turn; until then a failure of it must not count as unhandled.
+    next.catch(() => {});
     await each(rows);
-    after = Number(rows[rows.length - 1]?.id);
   }
 }
 

@@ -16,23 +16,32 @@ import {
 
 type Followed = 'users' | 'items' | 'purchases';
 
-/** Where a table's reading stands: new rows come after `maxId`, changed ones at or after `since`. */
+/**
+ * Where a table's reading stands: new rows come after `maxId`; saved ones after (`since`,
+ * `sinceId`) in (`updated_at`, `id`) order, so that a page ends anywhere, even among thousands of
+ * rows saved in the same second.
+ */
 interface Mark {
   maxId: number;
   /** MarketBob's wall-clock text of the latest `updated_at` read; null before any. */
   since: string | null;
-  /** The last read of changed rows filled its page: the next one starts at `since` itself, not before. */
-  full: boolean;
+  /** The highest id read among the rows saved at `since`. */
+  sinceId: number;
 }
 
 /** Rows per table and poll; more wait for the next poll. */
 const POLL_ROWS = 5000;
 /**
- * Changed rows are read again from this long before the latest `updated_at` seen: a transaction
- * that saved a row earlier (same second or a few before) may commit after a poll has passed it.
- * Those rows are read again each poll and counted unchanged.
+ * Rows saved this recently (by MarketBob's clock) are read again on each poll: a transaction that
+ * stamped a row before a poll may commit after it, behind the poll's mark. They are counted
+ * unchanged when they are.
  */
 const OVERLAP_SECONDS = 60;
+/**
+ * The most rows of the overlap read per table and poll: the whole last minute's saves of a busy
+ * marketplace, whatever the page size (a row saved again in the same second is found only there).
+ */
+const LATE_ROWS = 5000;
 /** The longest wait between attempts while MarketBob cannot be reached. */
 const MAX_BACKOFF_MS = 30_000;
 
@@ -41,15 +50,6 @@ export interface PollOutcome {
   readonly rowsRead: number;
   /** Rows whose stored copy changed. */
   readonly changed: number;
-}
-
-/** `since` less the overlap, as MarketBob's wall-clock text. */
-function withOverlap(mark: Mark): string {
-  if (mark.since === null) return '1000-01-01 00:00:00';
-  if (mark.full) return mark.since;
-  const at = Date.parse(`${mark.since.replace(' ', 'T').slice(0, 19)}Z`);
-  if (Number.isNaN(at)) return mark.since;
-  return new Date(at - OVERLAP_SECONDS * 1000).toISOString().slice(0, 19).replace('T', ' ');
 }
 
 /** New rows (id after the mark) and changed ones (updated since the mark), each once, by id. */
@@ -66,6 +66,8 @@ export interface FollowerOptions {
   readonly keys: KeyMaterial;
   readonly config: MarketbobConfig;
   readonly logger: Logger;
+  /** Rows per table and poll (POLL_ROWS); more wait for the next poll. */
+  readonly pollRows?: number;
 }
 
 /**
@@ -89,8 +91,11 @@ export class MarketbobFollower {
   /** Skipped rows already logged (their reasons repeat while they stay as they are). */
   private readonly reported = new Set<string>();
 
+  private readonly pollRows: number;
+
   constructor(private readonly options: FollowerOptions) {
     this.delayMs = options.config.pollSeconds * 1000;
+    this.pollRows = options.pollRows ?? POLL_ROWS;
   }
 
   /** The full sync (on start, or again after a failed one); the marks are read first, so nothing saved during it is missed. */
@@ -100,7 +105,8 @@ export class MarketbobFollower {
     const marks = new Map<Followed, Mark>();
     for (const table of ['users', 'items', 'purchases'] as const) {
       const { maxId, maxUpdatedAt } = await this.source.reader.watermark(table);
-      marks.set(table, { maxId, since: maxUpdatedAt, full: false });
+      // Rows saved in that same second may not all be read yet: from the start of it.
+      marks.set(table, { maxId, since: maxUpdatedAt, sinceId: 0 });
     }
     const result = await syncMarketbob(db, store, keys, config);
     if (result.ok) {
@@ -116,30 +122,35 @@ export class MarketbobFollower {
     const { source, state } = this;
     if (source === undefined || state === undefined) throw new Error('poll before the first sync');
     const { reader, context } = source;
+    // Late commits: a row saved (so stamped) before the last poll but committed after it.
+    const recent = context.clock.wallClockAt(Date.now() - OVERLAP_SECONDS * 1000);
     const read = async <R extends { readonly id: number }>(
       table: Followed,
       fresh: (afterId: number, limit: number) => Promise<Changed<R>[]>,
-      updated: (since: string, limit: number) => Promise<Changed<R>[]>,
+      updated: (since: string, limit: number, afterId?: number) => Promise<Changed<R>[]>,
     ) => {
       const mark = this.marks.get(table) as Mark;
-      const freshRows = await fresh(mark.maxId, POLL_ROWS);
-      const updatedRows = await updated(withOverlap(mark), POLL_ROWS);
-      return { table, mark, rows: union(freshRows, updatedRows), full: updatedRows.length === POLL_ROWS };
+      const freshRows = await fresh(mark.maxId, this.pollRows);
+      const since = mark.since ?? '1000-01-01 00:00:00';
+      const savedRows = await updated(since, this.pollRows, mark.since === null ? 0 : mark.sinceId);
+      // The overlap, only while the reading has caught up (and only what it has not just read).
+      const lateRows = savedRows.length < this.pollRows && recent < since ? await updated(recent, LATE_ROWS) : [];
+      return { mark, saved: savedRows, rows: union(union(freshRows, savedRows), lateRows) };
     };
     const users = await read(
       'users',
       (a, l) => reader.usersPage(a, l),
-      (s, l) => reader.usersUpdatedSince(s, l),
+      (s, l, i) => reader.usersUpdatedSince(s, l, i),
     );
     const items = await read(
       'items',
       (a, l) => reader.itemsPage(a, l),
-      (s, l) => reader.itemsUpdatedSince(s, l),
+      (s, l, i) => reader.itemsUpdatedSince(s, l, i),
     );
     const purchases = await read(
       'purchases',
       (a, l) => reader.purchasesPage(a, l),
-      (s, l) => reader.purchasesUpdatedSince(s, l),
+      (s, l, i) => reader.purchasesUpdatedSince(s, l, i),
     );
     const rowsRead = users.rows.length + items.rows.length + purchases.rows.length;
     if (rowsRead === 0) return { rowsRead, changed: 0 };
@@ -169,13 +180,14 @@ export class MarketbobFollower {
       throw error;
     }
     changed += passwords.size;
-    for (const { mark, rows, full } of [users, items, purchases]) {
-      for (const row of rows) {
-        mark.maxId = Math.max(mark.maxId, Number(row.id));
-        if (row.updated_at !== null && (mark.since === null || row.updated_at > mark.since))
-          mark.since = row.updated_at;
+    for (const { mark, rows, saved } of [users, items, purchases]) {
+      for (const row of rows) mark.maxId = Math.max(mark.maxId, Number(row.id));
+      // The keyset moves to the last row of the ordered read (the other reads are not in its order).
+      const last = saved[saved.length - 1];
+      if (last !== undefined && last.updated_at !== null) {
+        mark.since = last.updated_at;
+        mark.sinceId = Number(last.id);
       }
-      mark.full = full;
     }
     if (changed > 0) this.options.logger.info({ rowsRead, changed }, 'marketbob: changes applied');
     return { rowsRead, changed };

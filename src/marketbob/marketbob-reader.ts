@@ -34,25 +34,37 @@ export class MarketbobReader {
     return this.users(sql`u.id > ${afterId} ORDER BY u.id`, limit);
   }
 
-  /** Users updated at or after `since` (MarketBob's wall-clock text), through the index on `updated_at`. */
-  async usersUpdatedSince(since: string, limit: number): Promise<Changed<UserRow>[]> {
-    return this.users(sql`u.updated_at >= ${since} ORDER BY u.updated_at, u.id`, limit);
+  /**
+   * Users saved after (`since`, `afterId`) in (`updated_at`, `id`) order, `since` being MarketBob's
+   * wall-clock text: one range of the index on `updated_at` (InnoDB keeps the id in it).
+   */
+  async usersUpdatedSince(since: string, limit: number, afterId = 0): Promise<Changed<UserRow>[]> {
+    return this.users(
+      sql`u.updated_at >= ${since} AND (u.updated_at > ${since} OR u.id > ${afterId}) ORDER BY u.updated_at, u.id`,
+      limit,
+    );
   }
 
   async itemsPage(afterId: number, limit: number): Promise<Changed<ItemRow>[]> {
     return this.items(sql`i.id > ${afterId} ORDER BY i.id`, limit);
   }
 
-  async itemsUpdatedSince(since: string, limit: number): Promise<Changed<ItemRow>[]> {
-    return this.items(sql`i.updated_at >= ${since} ORDER BY i.updated_at, i.id`, limit);
+  async itemsUpdatedSince(since: string, limit: number, afterId = 0): Promise<Changed<ItemRow>[]> {
+    return this.items(
+      sql`i.updated_at >= ${since} AND (i.updated_at > ${since} OR i.id > ${afterId}) ORDER BY i.updated_at, i.id`,
+      limit,
+    );
   }
 
   async purchasesPage(afterId: number, limit: number): Promise<Changed<PurchaseRow>[]> {
     return this.purchases(sql`p.id > ${afterId} ORDER BY p.id`, limit);
   }
 
-  async purchasesUpdatedSince(since: string, limit: number): Promise<Changed<PurchaseRow>[]> {
-    return this.purchases(sql`p.updated_at >= ${since} ORDER BY p.updated_at, p.id`, limit);
+  async purchasesUpdatedSince(since: string, limit: number, afterId = 0): Promise<Changed<PurchaseRow>[]> {
+    return this.purchases(
+      sql`p.updated_at >= ${since} AND (p.updated_at > ${since} OR p.id > ${afterId}) ORDER BY p.updated_at, p.id`,
+      limit,
+    );
   }
 
   /** The highest id and `updated_at` of a table: where the follower starts (both read from an index). */

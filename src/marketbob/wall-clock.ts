@@ -13,6 +13,8 @@ const QUARTER_HOUR_MS = 15 * 60 * 1000;
 export interface WallClock {
   /** The instant as ISO 8601 UTC with milliseconds, or undefined for NULL, '', a zero date or an unreadable text. */
   toUtc(text: string | null | undefined): string | undefined;
+  /** The zone's wall-clock text (`YYYY-MM-DD HH:MM:SS`) at the instant `at` (ms since the epoch). */
+  wallClockAt(at: number): string;
 }
 
 export function createWallClock(zone: string): WallClock {
@@ -52,6 +54,10 @@ export function createWallClock(zone: string): WallClock {
     return offset;
   };
   return {
+    wallClockAt(at) {
+      const local = new Date(at + (utc ? 0 : offsetAt(at)));
+      return local.toISOString().slice(0, 19).replace('T', ' ');
+    },
     toUtc(text) {
       if (text === null || text === undefined) return undefined;
       const match = WALL_CLOCK.exec(text) ?? DATE_ONLY.exec(text);

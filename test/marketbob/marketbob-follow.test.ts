@@ -71,6 +71,8 @@ describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('marketbob follower (%s)', 
         reconcileMinutes: 10,
       },
       logger: createLogger('silent'),
+      // Small pages, so that the tests cross page ends.
+      pollRows: 2,
     });
     await follower.start();
   });
@@ -151,5 +153,25 @@ describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('marketbob follower (%s)', 
     await eventually(async () => expect((await details(sellerKey)).statusCode).toBe(401));
     await database.update('users', seller, { status: 1, updated_at: now() });
     await eventually(async () => expect((await details(sellerKey)).statusCode).toBe(200));
+  });
+
+  it('many rows saved in the same second: every one is read, page after page', async () => {
+    const stamp = now();
+    const sales: { id: number; code: string }[] = [];
+    for (let n = 0; n < 5; n++) {
+      sales.push(
+        await insertPurchase(database, { id: item, authorId: seller }, buyer, {
+          purchase: { created_at: stamp, updated_at: stamp },
+        }),
+      );
+    }
+    for (const sale of sales) await database.update('purchases', sale.id, { status: 3, updated_at: stamp });
+    await eventually(async () => {
+      for (const sale of sales) expect((await validate(sale.code)).statusCode).toBe(404);
+    });
+    for (const sale of sales) await database.update('purchases', sale.id, { status: 1, updated_at: stamp });
+    await eventually(async () => {
+      for (const sale of sales) expect((await validate(sale.code)).statusCode).toBe(200);
+    });
   });
 });

@@ -302,3 +302,49 @@ describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('marketbob sync (%s)', (kin
     }
   });
 });
+
+describe.skipIf(!TEST_MARIADB_URL)('marketbob sync: duplicate keys in a copy that lost its unique indexes', () => {
+  let database: MarketbobTestDatabase;
+  let db: MarketbobDb;
+  let test: TestApp;
+  beforeAll(async () => {
+    database = await createMarketbobDatabase();
+    await database.query('ALTER TABLE purchases DROP INDEX purchases_code_unique');
+    await database.query('ALTER TABLE users DROP INDEX users_username_unique');
+    db = openMarketbob(database.url);
+    test = await createTestApp('sqlite');
+  });
+  afterAll(async () => {
+    await db?.destroy();
+    await test?.close();
+    await database?.drop();
+  });
+
+  it('the lowest id keeps a username or a code; the others are skipped and reported', async () => {
+    await insertSettings(database, false);
+    const category = await database.insert('categories', { name: 'Scripts' });
+    const seller = await database.insert('users', userRow({ username: 'seller' }));
+    const twin = await database.insert('users', userRow({ username: 'seller' }));
+    const item = await database.insert('items', itemRow(seller, category));
+    const code = '0f8e2c1a-9b7d-4c3e-a1f2-0123456789ab';
+    const first = await insertPurchase(database, { id: item, authorId: seller }, seller, { purchase: { code } });
+    const copy = await insertPurchase(database, { id: item, authorId: seller }, seller, {
+      purchase: { code: code.toUpperCase() },
+    });
+    const result = await syncMarketbob(db, test.store, test.keys, {
+      url: database.url,
+      pollSeconds: 2,
+      mediaBaseUrl: MEDIA,
+      timezone: 'UTC',
+      reconcileMinutes: 10,
+    });
+    expect(result).toMatchObject({
+      ok: true,
+      counts: { account: { inserted: 1 }, item: { inserted: 1 }, purchase: { inserted: 1 } },
+      skipped: [
+        { table: 'users', id: twin, message: `its username is also user ${seller}'s (kept there)` },
+        { table: 'purchases', id: copy.id, message: `its code is also purchase ${first.id}'s (kept there)` },
+      ],
+    });
+  });
+});

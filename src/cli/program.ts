@@ -32,6 +32,7 @@ export function createProgram(): Command {
         'npm run cli -- keys rotate jdoe',
         'npm run cli -- purchases refund 0f8e2c1a-9b7d',
         'npm run cli -- accounts suspend jdoe',
+        'npm run cli -- marketbob sync',
         'npm run cli -- help purchases',
       )}${EXIT_CODES_HELP}\n`,
     );
@@ -152,12 +153,20 @@ function addMarketbobCommands(program: Command): void {
     .description(
       'Connect, read information_schema: the optional columns present, what will be read and how many rows, the indexes the follower lacks',
     )
+    .addHelpText(
+      'after',
+      examples(
+        'npm run cli -- marketbob check',
+        "MARKETBOB_DATABASE_URL='mysql://reader:secret@db:3306/marketbob' npm run cli -- marketbob check",
+      ),
+    )
     .action(async () => {
       if ((await runMarketbobCheck(source())) !== 'ok') process.exitCode = EXIT.failed;
     });
   marketbob
     .command('sync')
     .description('Copy every user, item and purchase into the store, all or nothing; a second run changes nothing')
+    .addHelpText('after', examples('npm run cli -- marketbob sync'))
     .action(async () => {
       source();
       const outcome = await withStore((store, config) =>

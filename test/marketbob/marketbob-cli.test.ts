@@ -1,4 +1,6 @@
+import { CommanderError } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProgram } from '../../src/cli/program.js';
 import { cleanEnv, runCli } from '../helpers/processes.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 import {
@@ -109,5 +111,25 @@ describe.skipIf(!TEST_MARIADB_URL)('npm run cli -- marketbob', () => {
     expect(second.stdout.trim().split('\n').at(-1)).toBe(
       'sync done: nothing changed (the store already held every row)',
     );
+  });
+});
+
+describe('npm run cli -- marketbob --help', () => {
+  it('has help with examples on each marketbob command', async () => {
+    for (const command of [['marketbob'], ['marketbob', 'check'], ['marketbob', 'sync']]) {
+      let output = '';
+      const program = createProgram();
+      const capture = (cmd: ReturnType<typeof createProgram>) => {
+        cmd.configureOutput({ writeOut: (text) => (output += text), writeErr: (text) => (output += text) });
+        cmd.exitOverride();
+        for (const sub of cmd.commands) capture(sub);
+      };
+      capture(program);
+      const error = await program.parseAsync([...command, '--help'], { from: 'user' }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CommanderError);
+      expect((error as CommanderError).exitCode).toBe(0);
+      expect(output).toContain(`Usage: marketplace-api ${command.join(' ')}`);
+      expect(output).toContain('Examples:\n  $ npm run cli -- marketbob');
+    }
   });
 });

@@ -2,45 +2,100 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import { openStore } from '../store/open-store.js';
-import { openMarketbob } from './marketbob-connection.js';
+import type { Store } from '../store/store.js';
+import { createFollowerLock } from './follower-lock.js';
+import { type MarketbobDb, openMarketbob } from './marketbob-connection.js';
 import { MarketbobFollower } from './marketbob-follower.js';
 
-/** A running follower; `stop()` ends it and closes what it opened. */
+/** The follower of this process (running, or standing by for the lock); `stop()` ends it. */
 export interface RunningFollower {
-  readonly follower: MarketbobFollower;
+  /** Whether this process follows now (it holds the lock). */
+  following(): boolean;
   stop(): Promise<void>;
 }
 
+interface Active {
+  readonly follower: MarketbobFollower;
+  readonly store: Store;
+  readonly db: MarketbobDb;
+}
+
 /**
- * Starts following the MarketBob database the config names, in this process (the primary when
- * there are WORKERS: one follower per machine), over a store connection of its own: its writes
- * reach the serving store as another writer's do (SQLite's data_version, PostgreSQL's
- * notifications), so the API's caches drop what changed. Resolves once the first full sync has
- * been tried: done, or failed and logged (then it is tried again with back-off while the server
- * serves what the store holds).
+ * Follows the MarketBob database the config names, from this process (the primary when there
+ * are WORKERS: one per machine) and, with PostgreSQL, from one instance of all those sharing the
+ * store: the one holding the follower lock (follower-lock.ts). The others stand by, try the lock
+ * every `pollSeconds`, and take over when its holder stops; a holder that loses its lock's
+ * connection stops following and competes again.
+ *
+ * The follower writes over a store connection of its own: its commits reach the serving store
+ * as another writer's do (SQLite's data_version, PostgreSQL's notifications), so the API's caches
+ * drop what changed. Resolves once the first full sync has been tried (when the lock was free),
+ * so that a sole instance serves MarketBob's data from its first request.
  */
 export async function startMarketbobFollower(
   config: Config,
   keys: KeyMaterial,
   logger: Logger,
 ): Promise<RunningFollower | undefined> {
-  if (config.marketbob === undefined) return undefined;
-  const store = await openStore(config.store);
-  const db = openMarketbob(config.marketbob.url, { connections: 1 });
-  const follower = new MarketbobFollower({
-    db,
-    store,
-    keys,
-    config: config.marketbob,
-    logger: logger.child({ part: 'marketbob' }),
-  });
-  await follower.start();
+  const marketbob = config.marketbob;
+  if (marketbob === undefined) return undefined;
+  const log = logger.child({ part: 'marketbob' });
+  const lock = createFollowerLock(config.store);
+  const everyMs = marketbob.pollSeconds * 1000;
+  let active: Active | undefined;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let saidStandingBy = false;
+
+  const begin = async () => {
+    const store = await openStore(config.store);
+    const db = openMarketbob(marketbob.url, { connections: 1 });
+    const follower = new MarketbobFollower({ db, store, keys, config: marketbob, logger: log });
+    active = { follower, store, db };
+    await follower.start();
+  };
+  const end = async () => {
+    const last = active;
+    active = undefined;
+    if (last === undefined) return;
+    await last.follower.stop();
+    await last.db.destroy();
+    await last.store.close();
+  };
+  const check = async () => {
+    if (stopped) return;
+    if (active !== undefined && !lock.held()) {
+      log.warn('marketbob: the follower lock was lost; standing by');
+      await end();
+    }
+    if (active === undefined && (await lock.tryAcquire())) {
+      if (saidStandingBy) log.info('marketbob: taking over the following');
+      saidStandingBy = false;
+      await begin();
+    } else if (active === undefined && !saidStandingBy) {
+      log.info('marketbob: another instance follows this store; standing by');
+      saidStandingBy = true;
+    }
+  };
+  const loop = async () => {
+    try {
+      await check();
+    } catch (error) {
+      log.error(
+        { reason: error instanceof Error ? error.message.split('\n', 1)[0] : 'unknown' },
+        'marketbob: start failed',
+      );
+    }
+    if (!stopped) timer = setTimeout(() => void loop(), everyMs);
+  };
+  await loop();
   return {
-    follower,
+    following: () => active !== undefined,
     async stop() {
-      await follower.stop();
-      await db.destroy();
-      await store.close();
+      stopped = true;
+      if (timer !== undefined) clearTimeout(timer);
+      await end();
+      await lock.release();
     },
   };
 }

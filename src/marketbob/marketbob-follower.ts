@@ -87,6 +87,8 @@ export class MarketbobFollower {
   private running: Promise<void> | undefined;
   private stopped = false;
   private failing = false;
+  private failures = 0;
+  private caughtUpAt: number | undefined;
   private delayMs: number;
   /** Skipped rows already logged (their reasons repeat while they stay as they are). */
   private readonly reported = new Set<string>();
@@ -193,6 +195,14 @@ export class MarketbobFollower {
     return { rowsRead, changed };
   }
 
+  /**
+   * How the following goes: failed attempts in a row, and when the store last held everything
+   * MarketBob had (ms since the epoch). For `/readyz` and a lag metric (not wired yet).
+   */
+  status(): { readonly failures: number; readonly caughtUpAt: number | undefined } {
+    return { failures: this.failures, caughtUpAt: this.caughtUpAt };
+  }
+
   /** Starts following: the full sync, then a poll every `pollSeconds`. Resolves after the first attempt. */
   async start(): Promise<void> {
     await this.tick();
@@ -221,6 +231,8 @@ export class MarketbobFollower {
         } else await this.poll();
         if (this.failing) this.options.logger.info('marketbob: the source answers again; caught up');
         this.failing = false;
+        this.failures = 0;
+        this.caughtUpAt = Date.now();
         this.delayMs = this.options.config.pollSeconds * 1000;
       } catch (error) {
         if (!this.failing) {
@@ -231,6 +243,7 @@ export class MarketbobFollower {
           );
         }
         this.failing = true;
+        this.failures++;
         this.delayMs = Math.min(this.delayMs * 2, MAX_BACKOFF_MS);
       }
     })();

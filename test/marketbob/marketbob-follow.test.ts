@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logging.js';
@@ -16,6 +17,7 @@ import {
   TEST_MARIADB_URL,
   userRow,
 } from './marketbob-database.js';
+import { TcpProxy } from './tcp-proxy.js';
 
 /** The follow bound the issue sets: a change in MarketBob shows in our answers within 5 s of its commit. */
 const FOLLOW_BOUND_MS = 5_000;
@@ -173,5 +175,95 @@ describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('marketbob follower (%s)', 
     await eventually(async () => {
       for (const sale of sales) expect((await validate(sale.code)).statusCode).toBe(200);
     });
+  });
+});
+
+describe.skipIf(!TEST_MARIADB_URL)('marketbob follower: the source going away and coming back', () => {
+  let database: MarketbobTestDatabase;
+  let test: TestApp;
+  let followerStore: Store;
+  let follower: MarketbobFollower;
+  let db: ReturnType<typeof openMarketbob>;
+  const proxy = new TcpProxy('127.0.0.1', Number(new URL(TEST_MARIADB_URL ?? 'mysql://h:3306').port || 3306));
+  const logs: string[] = [];
+  const key = newApiKey();
+  let seller: number;
+  let item: number;
+
+  beforeAll(async () => {
+    database = await createMarketbobDatabase({ followerIndexes: true });
+    await insertSettings(database, false);
+    const category = await database.insert('categories', { name: 'Scripts' });
+    seller = await database.insert('users', userRow({ username: 'seller', api_key: key }));
+    item = await database.insert('items', itemRow(seller, category));
+    await proxy.up();
+    const through = new URL(database.url);
+    through.host = `127.0.0.1:${proxy.port}`;
+    test = await createTestApp('sqlite');
+    followerStore = await openStore(loadConfig(test.env).store);
+    db = openMarketbob(through.href);
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        logs.push(String(chunk));
+        done();
+      },
+    });
+    follower = new MarketbobFollower({
+      db,
+      store: followerStore,
+      keys: test.keys,
+      config: {
+        url: through.href,
+        pollSeconds: 0.5,
+        mediaBaseUrl: 'https://m.example.com',
+        timezone: 'UTC',
+        reconcileMinutes: 10,
+      },
+      logger: createLogger('info', sink),
+    });
+    await follower.start();
+  });
+  afterAll(async () => {
+    await follower?.stop();
+    await db?.destroy();
+    await proxy.down();
+    await followerStore?.close();
+    await test?.close();
+    await database?.drop();
+  });
+
+  const lines = (pattern: RegExp) => logs.filter((line) => pattern.test(line));
+
+  it('serves what it has while the source is away, says so once each way, and catches up', async () => {
+    await proxy.down();
+    // Rows committed while the bridge cannot see them.
+    const during = await insertPurchase(database, { id: item, authorId: seller }, seller, {
+      purchase: { created_at: now(), updated_at: now() },
+    });
+    await eventually(async () => expect(lines(/cannot follow the source/)).toHaveLength(1));
+    const details = await test.app.inject({
+      method: 'GET',
+      url: '/api/account/details',
+      headers: { 'x-api-key': key },
+    });
+    expect(details.statusCode).toBe(200);
+    // Further failed polls say nothing more.
+    await eventually(async () => expect(follower.status().failures).toBeGreaterThanOrEqual(2), 10_000);
+    expect(lines(/cannot follow the source/)).toHaveLength(1);
+    expect(logs.join('')).not.toContain(database.url);
+
+    await proxy.up();
+    await eventually(async () => {
+      const answer = await test.app.inject({
+        method: 'POST',
+        url: '/api/purchases/validation',
+        headers: { 'x-api-key': key },
+        payload: { purchase_code: during.code },
+      });
+      expect(answer.statusCode).toBe(200);
+    });
+    expect(lines(/the source answers again; caught up/)).toHaveLength(1);
+    expect(lines(/cannot follow the source/)).toHaveLength(1);
+    expect(follower.status().failures).toBe(0);
   });
 });

@@ -1,9 +1,11 @@
 import type { Logger } from 'pino';
+import type { StoreLocation } from '../config.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import { type Store, unavailableReason } from '../store/store.js';
 import type { MarketbobConfig } from './marketbob-config.js';
 import type { MarketbobDb } from './marketbob-connection.js';
 import type { Changed } from './marketbob-reader.js';
+import { reconcileMarketbob } from './marketbob-reconcile.js';
 import { DiscardedRows, merged, openSource, type Source, type SyncResult, syncMarketbob } from './marketbob-sync.js';
 import {
   changedPasswords,
@@ -68,6 +70,8 @@ export interface FollowerOptions {
   readonly logger: Logger;
   /** Rows per table and poll (POLL_ROWS); more wait for the next poll. */
   readonly pollRows?: number;
+  /** The store's location, for the reconciliation's snapshot reads; without it, no reconciliation. */
+  readonly storeLocation?: StoreLocation;
 }
 
 /**
@@ -89,6 +93,8 @@ export class MarketbobFollower {
   private failing = false;
   private failures = 0;
   private caughtUpAt: number | undefined;
+  /** When rows deleted in MarketBob were last looked for; 0: at the first poll after the sync. */
+  private reconciledAt = 0;
   private delayMs: number;
   /** Skipped rows already logged (their reasons repeat while they stay as they are). */
   private readonly reported = new Set<string>();
@@ -228,7 +234,10 @@ export class MarketbobFollower {
             { accounts: c.account, items: c.item, purchases: c.purchase, passwordsSet: result.passwordsSet },
             'marketbob: full sync done; following',
           );
-        } else await this.poll();
+        } else {
+          await this.poll();
+          await this.reconcileWhenDue();
+        }
         if (this.failing) this.options.logger.info('marketbob: the source answers again; caught up');
         this.failing = false;
         this.failures = 0;
@@ -250,6 +259,18 @@ export class MarketbobFollower {
     this.running = attempt;
     await attempt;
     if (!this.stopped) this.timer = setTimeout(() => void this.tick(), this.delayMs);
+  }
+
+  /** Every `reconcileMinutes` (and once after the full sync): rows deleted in MarketBob stop being served. */
+  private async reconcileWhenDue(): Promise<void> {
+    const { storeLocation, config, db, store, keys, logger } = this.options;
+    if (storeLocation === undefined || Date.now() - this.reconciledAt < config.reconcileMinutes * 60_000) return;
+    const result = await reconcileMarketbob(db, store, storeLocation, keys);
+    this.reconciledAt = Date.now();
+    const { suspended, removed, cancelled } = result;
+    if (suspended + removed + cancelled > 0) {
+      logger.info({ suspended, removed, cancelled }, 'marketbob: rows deleted in MarketBob no longer served');
+    }
   }
 
   private logReports(reports: readonly RowReport[]): void {

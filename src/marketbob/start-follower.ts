@@ -50,7 +50,14 @@ export async function startMarketbobFollower(
   const begin = async () => {
     const store = await openStore(config.store);
     const db = openMarketbob(marketbob.url, { connections: 1 });
-    const follower = new MarketbobFollower({ db, store, keys, config: marketbob, logger: log });
+    const follower = new MarketbobFollower({
+      db,
+      store,
+      keys,
+      config: marketbob,
+      logger: log,
+      storeLocation: config.store,
+    });
     active = { follower, store, db };
     await follower.start();
   };

@@ -267,3 +267,84 @@ describe.skipIf(!TEST_MARIADB_URL)('marketbob follower: the source going away an
     expect(follower.status().failures).toBe(0);
   });
 });
+
+describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('marketbob follower: rows deleted in MarketBob (%s)', (kind) => {
+  let database: MarketbobTestDatabase;
+  let test: TestApp;
+  let followerStore: Store;
+  let follower: MarketbobFollower;
+  let db: ReturnType<typeof openMarketbob>;
+  const sellerKey = newApiKey();
+  const leaverKey = newApiKey();
+  let leaver: number;
+  let kept: { id: number; code: string };
+  let deleted: { id: number; code: string };
+  let item: number;
+  let goneItem: number;
+
+  beforeAll(async () => {
+    database = await createMarketbobDatabase({ followerIndexes: true });
+    await insertSettings(database, false);
+    const category = await database.insert('categories', { name: 'Scripts' });
+    const seller = await database.insert('users', userRow({ username: 'seller', api_key: sellerKey }));
+    leaver = await database.insert('users', userRow({ username: 'leaver', api_key: leaverKey }));
+    item = await database.insert('items', itemRow(seller, category));
+    goneItem = await database.insert('items', itemRow(seller, category));
+    kept = await insertPurchase(database, { id: item, authorId: seller }, seller);
+    deleted = await insertPurchase(database, { id: item, authorId: seller }, seller);
+    test = await createTestApp(kind);
+    const location = loadConfig(test.env).store;
+    followerStore = await openStore(location);
+    db = openMarketbob(database.url);
+    follower = new MarketbobFollower({
+      db,
+      store: followerStore,
+      keys: test.keys,
+      config: {
+        url: database.url,
+        pollSeconds: 0.5,
+        mediaBaseUrl: 'https://m.example.com',
+        timezone: 'UTC',
+        // Every 1.2 s, so that the test sees it within the follow bound.
+        reconcileMinutes: 0.02,
+      },
+      logger: createLogger('silent'),
+      storeLocation: location,
+    });
+    await follower.start();
+  });
+  afterAll(async () => {
+    await follower?.stop();
+    await db?.destroy();
+    await followerStore?.close();
+    await test?.close();
+    await database?.drop();
+  });
+
+  const get = (url: string, key = sellerKey) => test.app.inject({ method: 'GET', url, headers: { 'x-api-key': key } });
+  const validate = (code: string) =>
+    test.app.inject({
+      method: 'POST',
+      url: '/api/purchases/validation',
+      headers: { 'x-api-key': sellerKey },
+      payload: { purchase_code: code },
+    });
+
+  it('a deleted purchase stops validating, a deleted item is no longer served, a deleted user is suspended', async () => {
+    expect((await validate(deleted.code)).statusCode).toBe(200);
+    expect((await get(`/api/items/item?item_id=${goneItem}`)).statusCode).toBe(200);
+    expect((await get('/api/account/details', leaverKey)).statusCode).toBe(200);
+
+    await database.query('DELETE FROM purchases WHERE id = ?', [deleted.id]);
+    await database.query('DELETE FROM items WHERE id = ?', [goneItem]);
+    await database.query('DELETE FROM users WHERE id = ?', [leaver]);
+    await eventually(async () => {
+      expect((await validate(deleted.code)).body).toBe('{"status":"error","msg":"Invalid purchase code"}');
+      expect((await get(`/api/items/item?item_id=${goneItem}`)).body).toBe('{"status":"error","msg":"Item Not Found"}');
+      expect((await get('/api/account/details', leaverKey)).statusCode).toBe(401);
+    });
+    // What is still there is still served.
+    expect((await validate(kept.code)).statusCode).toBe(200);
+    expect((await get(`/api/items/item?item_id=${item}`)).statusCode).toBe(200);
+  });
+});

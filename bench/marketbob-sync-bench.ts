@@ -1,7 +1,8 @@
 /**
  * MarketBob sync benchmark: builds a MarketBob-shaped database in MariaDB (10,000 users, 100,000
  * items, 1,000,000 sales and purchases by default, made inside the server: bench/marketbob-data.ts),
- * then times a full `marketbob sync` into a fresh store, and a second one (nothing to change).
+ * then times a full `marketbob sync` into a fresh store, a second one (nothing to change), and the
+ * follower's reconciliation (nothing deleted).
  *
  *   npm run build && npm run bench:marketbob -- [--store sqlite|postgres] [--purchases N] [--keep]
  *
@@ -18,6 +19,7 @@ import mysql from 'mysql2/promise';
 import { deriveKeyMaterial } from '../src/keys/server-secret.js';
 import { syncReport } from '../src/marketbob/marketbob-commands.js';
 import { openMarketbob } from '../src/marketbob/marketbob-connection.js';
+import { reconcileMarketbob } from '../src/marketbob/marketbob-reconcile.js';
 import { syncMarketbob } from '../src/marketbob/marketbob-sync.js';
 import { openStore } from '../src/store/open-store.js';
 import type { Store } from '../src/store/store.js';
@@ -80,9 +82,10 @@ try {
     timezone: 'UTC',
     reconcileMinutes: 10,
   };
+  const keys = deriveKeyMaterial(secret);
   for (const run of ['first sync', 'second sync']) {
     started = performance.now();
-    const result = await syncMarketbob(db, store, deriveKeyMaterial(secret), config);
+    const result = await syncMarketbob(db, store, keys, config);
     const report = syncReport(result);
     console.log(`${run} into ${args.store}: ${seconds(started)} s`);
     for (const line of [
@@ -92,6 +95,20 @@ try {
       console.log(`  ${line}`);
     }
   }
+  // The follower's reconciliation over the same set (nothing deleted): what it costs each reconcileMinutes.
+  started = performance.now();
+  const location =
+    scratch === undefined
+      ? ({ kind: 'sqlite', path: join(dir as string, 'marketplace.db') } as const)
+      : ({
+          kind: 'postgres',
+          url: scratch.url,
+          poolSize: 1,
+          statementTimeoutMs: 600_000,
+          connectTimeoutMs: 5_000,
+        } as const);
+  const reconciled = await reconcileMarketbob(db, store, location, keys);
+  console.log(`reconciliation (nothing deleted) on ${args.store}: ${seconds(started)} s`, reconciled);
 } finally {
   await db.destroy();
   await store?.close();

@@ -267,9 +267,9 @@ export class MarketbobFollower {
     if (storeLocation === undefined || Date.now() - this.reconciledAt < config.reconcileMinutes * 60_000) return;
     const result = await reconcileMarketbob(db, store, storeLocation, keys);
     this.reconciledAt = Date.now();
-    const { suspended, removed, cancelled } = result;
-    if (suspended + removed + cancelled > 0) {
-      logger.info({ suspended, removed, cancelled }, 'marketbob: rows deleted in MarketBob no longer served');
+    const { suspended, removed, cancelled, restated } = result;
+    if (suspended + removed + cancelled + restated > 0) {
+      logger.info({ suspended, removed, cancelled, restated }, 'marketbob: reconciled with MarketBob');
     }
   }
 

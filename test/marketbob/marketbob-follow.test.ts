@@ -347,4 +347,12 @@ describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('marketbob follower: rows d
     expect((await validate(kept.code)).statusCode).toBe(200);
     expect((await get(`/api/items/item?item_id=${item}`)).statusCode).toBe(200);
   });
+
+  it('a status changed by hand, without updated_at (unseen by the polls), is set by the reconciliation', async () => {
+    const [row] = await database.query<{ updated_at: string }>('SELECT updated_at FROM purchases WHERE id = ?', [
+      kept.id,
+    ]);
+    await database.query('UPDATE purchases SET status = 2, updated_at = ? WHERE id = ?', [row?.updated_at, kept.id]);
+    await eventually(async () => expect((await validate(kept.code)).statusCode).toBe(404));
+  });
 });

@@ -107,7 +107,8 @@ try {
           statementTimeoutMs: 600_000,
           connectTimeoutMs: 5_000,
         } as const);
-  const reconciled = await reconcileMarketbob(db, store, location, keys);
+  const writer = store;
+  const reconciled = await reconcileMarketbob(db, (work) => writer.runImport(work), location, keys);
   console.log(`reconciliation (nothing deleted) on ${args.store}: ${seconds(started)} s`, reconciled);
 } finally {
   await db.destroy();

@@ -95,6 +95,9 @@ export class MarketbobFollower {
   private caughtUpAt: number | undefined;
   /** When rows deleted in MarketBob were last looked for; 0: at the first poll after the sync. */
   private reconciledAt = 0;
+  private reconciling: Promise<void> | undefined;
+  /** The follower's last write: the next waits for it (polls and the reconciliation share the store). */
+  private writes: Promise<void> = Promise.resolve();
   private delayMs: number;
   /** Skipped rows already logged (their reasons repeat while they stay as they are). */
   private readonly reported = new Set<string>();
@@ -169,17 +172,19 @@ export class MarketbobFollower {
     const passwords = await changedPasswords(this.options.store, accounts);
     let changed = 0;
     try {
-      await this.options.store.runImport(async (session) => {
-        const writer = new RowWriter(session, this.options.keys, context, state, passwords);
-        for (const [id, account] of accounts) await writer.user(id, account);
-        for (const row of items.rows) await writer.item(row);
-        for (const row of purchases.rows) await writer.purchase(row);
-        const result = await writer.finish();
-        if (!result.ok) throw new DiscardedRows(result);
-        writer.commit();
-        for (const counts of Object.values(result.counts)) changed += counts.inserted + counts.updated;
-        this.logReports(merged(skipped, writer.skipped));
-      });
+      await this.exclusive(() =>
+        this.options.store.runImport(async (session) => {
+          const writer = new RowWriter(session, this.options.keys, context, state, passwords);
+          for (const [id, account] of accounts) await writer.user(id, account);
+          for (const row of items.rows) await writer.item(row);
+          for (const row of purchases.rows) await writer.purchase(row);
+          const result = await writer.finish();
+          if (!result.ok) throw new DiscardedRows(result);
+          writer.commit();
+          for (const counts of Object.values(result.counts)) changed += counts.inserted + counts.updated;
+          this.logReports(merged(skipped, writer.skipped));
+        }),
+      );
     } catch (error) {
       if (error instanceof DiscardedRows) {
         const rows = error.result.ok ? [] : error.result.errors.map((r) => `${r.table} ${r.id}: ${r.message}`);
@@ -218,6 +223,7 @@ export class MarketbobFollower {
     this.stopped = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
     await this.running;
+    await this.reconciling;
   }
 
   private async tick(): Promise<void> {
@@ -236,7 +242,7 @@ export class MarketbobFollower {
           );
         } else {
           await this.poll();
-          await this.reconcileWhenDue();
+          this.reconcileWhenDue();
         }
         if (this.failing) this.options.logger.info('marketbob: the source answers again; caught up');
         this.failing = false;
@@ -261,16 +267,39 @@ export class MarketbobFollower {
     if (!this.stopped) this.timer = setTimeout(() => void this.tick(), this.delayMs);
   }
 
-  /** Every `reconcileMinutes` (and once after the full sync): rows deleted in MarketBob stop being served. */
-  private async reconcileWhenDue(): Promise<void> {
+  /**
+   * Every `reconcileMinutes` (and once after the full sync): rows deleted in MarketBob stop being
+   * served. It runs beside the polls (a pass over a million purchases takes tens of seconds), its
+   * write kept from overlapping theirs.
+   */
+  private reconcileWhenDue(): void {
     const { storeLocation, config, db, store, keys, logger } = this.options;
-    if (storeLocation === undefined || Date.now() - this.reconciledAt < config.reconcileMinutes * 60_000) return;
-    const result = await reconcileMarketbob(db, store, storeLocation, keys);
+    if (storeLocation === undefined || this.reconciling !== undefined) return;
+    if (Date.now() - this.reconciledAt < config.reconcileMinutes * 60_000) return;
     this.reconciledAt = Date.now();
-    const { suspended, removed, cancelled, restated } = result;
-    if (suspended + removed + cancelled + restated > 0) {
-      logger.info({ suspended, removed, cancelled, restated }, 'marketbob: reconciled with MarketBob');
-    }
+    const runImport: Store['runImport'] = (work) => this.exclusive(() => store.runImport(work));
+    this.reconciling = reconcileMarketbob(db, runImport, storeLocation, keys)
+      .then(({ suspended, removed, cancelled, restated }) => {
+        if (suspended + removed + cancelled + restated > 0) {
+          logger.info({ suspended, removed, cancelled, restated }, 'marketbob: reconciled with MarketBob');
+        }
+      })
+      .catch((error: unknown) => {
+        logger.warn({ reason: unavailableReason(error) }, 'marketbob: reconciliation failed; trying again later');
+      })
+      .finally(() => {
+        this.reconciling = undefined;
+      });
+  }
+
+  /** Runs `work` after any write of this follower still running: one transaction at a time. */
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.writes.then(work);
+    this.writes = next.then(
+      () => {},
+      () => {},
+    );
+    return next;
   }
 
   private logReports(reports: readonly RowReport[]): void {

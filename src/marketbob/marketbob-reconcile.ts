@@ -52,7 +52,8 @@ async function statuses(
  */
 export async function reconcileMarketbob(
   db: MarketbobDb,
-  store: Store,
+  /** The store's `runImport`, or a wrapper that keeps it from running beside another writer of the follower. */
+  runImport: Store['runImport'],
   location: StoreLocation,
   keys: KeyMaterial,
 ): Promise<ReconcileResult> {
@@ -130,7 +131,7 @@ export async function reconcileMarketbob(
     }
   });
   if (lines.length === 0) return { suspended, removed, cancelled, restated };
-  const counts = await store.runImport(async (session) => {
+  const counts = await runImport(async (session) => {
     const run = new ImportRun(session, keys, true);
     let line = 0;
     for (const entry of lines) if (run.add(++line, JSON.stringify(entry))) await run.flush();

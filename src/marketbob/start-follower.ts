@@ -49,7 +49,8 @@ export async function startMarketbobFollower(
 
   const begin = async () => {
     const store = await openStore(config.store);
-    const db = openMarketbob(marketbob.url, { connections: 1 });
+    // Two connections: the polls' and the reconciliation's reads run side by side.
+    const db = openMarketbob(marketbob.url, { connections: 2 });
     const follower = new MarketbobFollower({
       db,
       store,

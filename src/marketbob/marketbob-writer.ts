@@ -129,6 +129,7 @@ export class RowWriter {
       this.skipped.add({ table: 'purchases', id, message: mapped.reason });
       return;
     }
+    for (const note of mapped.notes) this.notes.add({ table: 'purchases', id, message: note });
     await this.add('purchases', id, mapped.line);
   }
 

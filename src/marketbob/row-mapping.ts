@@ -47,6 +47,8 @@ export interface UserRow {
   readonly profile_social_links: string | null;
   readonly status: number | null;
   readonly created_at: string | null;
+  /** Read beside the row by the reader's queries. */
+  readonly updated_at?: string | null;
 }
 
 export interface ItemRow {
@@ -75,6 +77,8 @@ export interface ItemRow {
   readonly is_supported: number | null;
   readonly status: number | null;
   readonly created_at: string | null;
+  /** Read beside the row by the reader's queries. */
+  readonly updated_at?: string | null;
 }
 
 export interface PurchaseRow {
@@ -86,6 +90,7 @@ export interface PurchaseRow {
   readonly is_downloaded: number | null;
   readonly status: number | null;
   readonly created_at: string | null;
+  readonly updated_at?: string | null;
   /** `sales.price` of the purchase's sale; null when the sale is missing. */
   readonly sale_price: number | null;
 }
@@ -326,6 +331,23 @@ function socialLinks(json: string | null, notes: string[]): Record<string, strin
   return links;
 }
 
+/** The epoch: the date of a row that has none at all (see `createdAt`). */
+export const NO_DATE = '1970-01-01T00:00:00.000Z';
+
+/**
+ * A row's creation date in UTC: `created_at`; when NULL (Laravel always sets it, a hand-made row
+ * may not), `updated_at`; when that is NULL too, the epoch. Noted either way: a row is not left
+ * out for want of a date, since leaving out a user or an item would leave out every purchase
+ * that hangs from it.
+ */
+function createdAt(row: { created_at: string | null; updated_at?: string | null }, clock: WallClock, notes: string[]) {
+  const created = clock.toUtc(row.created_at);
+  if (created !== undefined) return created;
+  const updated = clock.toUtc(row.updated_at);
+  notes.push(`created_at is NULL or not a date: served as ${updated === undefined ? 'the epoch' : 'updated_at'}`);
+  return updated ?? NO_DATE;
+}
+
 // ---- Rows to lines -----------------------------------------------------------------------------
 
 export function mapUser(row: UserRow, context: MappingContext): Mapped<AccountMapped> {
@@ -335,8 +357,7 @@ export function mapUser(row: UserRow, context: MappingContext): Mapped<AccountMa
   if (!isUsername(username)) return { ok: false, reason: 'username has white space around it' };
   const status = lookUp(ACCOUNT_STATUSES, row.status);
   if (status === undefined) return { ok: false, reason: `status ${row.status} is not 0 (banned) or 1 (active)` };
-  const registeredAt = context.clock.toUtc(row.created_at);
-  if (registeredAt === undefined) return { ok: false, reason: 'created_at is NULL or not a date' };
+  const registeredAt = createdAt(row, context.clock, notes);
   let balance = toCents(row.balance);
   if (balance === undefined) {
     notes.push('balance is not an amount of at least 0: served as 0');
@@ -394,10 +415,13 @@ export function mapItem(row: ItemRow, account: string, context: MappingContext):
     return { ok: false, reason: `preview_type ${JSON.stringify(previewType)} is not image, video or audio` };
   }
   const { mediaBaseUrl } = context;
-  const thumbnail = mediaUrl(mediaBaseUrl, row.thumbnail);
-  if (thumbnail === '') return { ok: false, reason: 'thumbnail is NULL or empty (every item shows one)' };
-  const publishedAt = context.clock.toUtc(row.created_at);
-  if (publishedAt === undefined) return { ok: false, reason: 'created_at is NULL or not a date' };
+  let thumbnail = mediaUrl(mediaBaseUrl, row.thumbnail);
+  if (thumbnail === '') {
+    // What MarketBob's own pages and API show for it: the storage URL of an empty path.
+    thumbnail = `${mediaBaseUrl}/`;
+    notes.push('thumbnail is NULL or empty: served as the media base URL');
+  }
+  const publishedAt = createdAt(row, context.clock, notes);
   if (row.name === null || row.name === '') return { ok: false, reason: 'name is NULL or empty' };
   const version = normalizeVersion(row.version);
   if (version !== row.version) notes.push(`version ${JSON.stringify(row.version)} served as ${version}`);
@@ -456,14 +480,18 @@ export function mapPurchase(row: PurchaseRow, context: MappingContext): Mapped<P
   if (status === undefined) return { ok: false, reason: `status ${row.status} is not 1, 2 or 3` };
   const licenseType = lookUp(LICENSE_TYPES, row.license_type);
   if (licenseType === undefined) return { ok: false, reason: `license_type ${row.license_type} is not 1 or 2` };
-  const price = toCents(row.sale_price);
-  if (price === undefined) return { ok: false, reason: 'its sale is missing, or its price is not an amount' };
-  const date = context.clock.toUtc(row.created_at);
-  if (date === undefined) return { ok: false, reason: 'created_at is NULL or not a date' };
+  const notes: string[] = [];
+  let price = toCents(row.sale_price);
+  if (price === undefined) {
+    // The code still validates: that is what the seller's software asks.
+    notes.push('its sale is missing, or its price is not an amount: price served as 0');
+    price = 0;
+  }
+  const date = createdAt(row, context.clock, notes);
   const supportedUntil = context.settings.supportOn ? (context.clock.toUtc(row.support_expiry_at) ?? '') : '';
   return {
     ok: true,
-    notes: [],
+    notes,
     line: {
       type: 'purchase',
       code,

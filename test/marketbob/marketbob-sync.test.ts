@@ -60,7 +60,10 @@ async function buildMarketplace(database: MarketbobTestDatabase) {
     }),
   );
   const pending = await database.insert('items', itemRow(seller, scripts, { name: 'Pending Item', status: 1 }));
-  const noThumb = await database.insert('items', itemRow(seller, scripts, { name: 'No Thumb', thumbnail: null }));
+  const noThumb = await database.insert(
+    'items',
+    itemRow(seller, scripts, { name: 'Bad Preview', preview_type: 'gif' }),
+  );
   const orphan = await database.insert('items', itemRow(nameless, scripts, { name: 'Orphan' }));
 
   const sold = await insertPurchase(database, { id: approved, authorId: seller }, buyer);
@@ -126,7 +129,7 @@ describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('marketbob sync (%s)', (kin
     expect(first.skipped).toEqual([
       { table: 'users', id: ids.nameless, message: 'username is NULL or empty (our accounts are keyed by it)' },
       { table: 'users', id: ids.oddStatus, message: 'status 7 is not 0 (banned) or 1 (active)' },
-      { table: 'items', id: ids.noThumb, message: 'thumbnail is NULL or empty (every item shows one)' },
+      { table: 'items', id: ids.noThumb, message: 'preview_type "gif" is not image, video or audio' },
       { table: 'items', id: ids.orphan, message: `its author (user ${ids.nameless}) is missing or skipped` },
       { table: 'purchases', id: purchases.unknownStatus.id, message: 'status 9 is not 1, 2 or 3' },
       { table: 'purchases', id: purchases.ofSkippedItem.id, message: `its item ${ids.noThumb} is missing or skipped` },

@@ -181,9 +181,16 @@ describe('MarketBob row mapping', () => {
       ok: false,
       reason: 'status 3 is not 0 (banned) or 1 (active)',
     });
-    expect(mapUser(user({ created_at: null }), context())).toEqual({
-      ok: false,
-      reason: 'created_at is NULL or not a date',
+    // No date: updated_at, else the epoch, noted; the user (and all that hangs from it) is kept.
+    expect(mapUser(user({ created_at: null, updated_at: '2024-02-03 04:05:06' }), context())).toMatchObject({
+      ok: true,
+      line: { line: { registered_at: '2024-02-03T04:05:06.000Z' } },
+      notes: ['created_at is NULL or not a date: served as updated_at', expect.any(String)],
+    });
+    expect(mapUser(user({ created_at: null }), context())).toMatchObject({
+      ok: true,
+      line: { line: { registered_at: '1970-01-01T00:00:00.000Z' } },
+      notes: ['created_at is NULL or not a date: served as the epoch', expect.any(String)],
     });
     const dropped = mapUser(user({ api_key: 'short', password: `$2y$13$${'a'.repeat(53)}` }), context());
     expect(dropped).toMatchObject({
@@ -213,6 +220,11 @@ describe('MarketBob row mapping', () => {
       line: { preview_video: `${BASE}/v.mp4`, published_at: '2023-12-31T15:00:00.000Z' },
     });
     if (video.ok) expect(video.line).not.toHaveProperty('preview_audio');
+    expect(mapItem(item({ thumbnail: null }), 'jdoe', context())).toMatchObject({
+      ok: true,
+      line: { thumbnail: `${BASE}/` },
+      notes: ['thumbnail is NULL or empty: served as the media base URL'],
+    });
     expect(mapItem(item({ preview_type: 'gif' }), 'jdoe', context())).toEqual({
       ok: false,
       reason: 'preview_type "gif" is not image, video or audio',
@@ -241,9 +253,10 @@ describe('MarketBob row mapping', () => {
       line: { status: 'cancelled', license_type: 'extended' },
     });
     expect(mapPurchase(purchase({ status: 4 }), context())).toEqual({ ok: false, reason: 'status 4 is not 1, 2 or 3' });
-    expect(mapPurchase(purchase({ sale_price: null }), context())).toEqual({
-      ok: false,
-      reason: 'its sale is missing, or its price is not an amount',
+    expect(mapPurchase(purchase({ sale_price: null }), context())).toMatchObject({
+      ok: true,
+      line: { price: '0.00', status: 'active' },
+      notes: ['its sale is missing, or its price is not an amount: price served as 0'],
     });
   });
 

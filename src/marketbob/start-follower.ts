@@ -29,8 +29,8 @@ interface Active {
  *
  * The follower writes over a store connection of its own: its commits reach the serving store
  * as another writer's do (SQLite's data_version, PostgreSQL's notifications), so the API's caches
- * drop what changed. Resolves once the first full sync has been tried (when the lock was free),
- * so that a sole instance serves MarketBob's data from its first request.
+ * drop what changed. When the lock was free and the store is empty, resolves once the first full
+ * sync has been tried, so that a sole instance serves MarketBob's data from its first request.
  */
 export async function startMarketbobFollower(
   config: Config,
@@ -60,7 +60,11 @@ export async function startMarketbobFollower(
       storeLocation: config.store,
     });
     active = { follower, store, db };
-    await follower.start();
+    // An empty store is synced before the server listens, so that its first answers are
+    // MarketBob's; a store that holds a past sync serves it at once while the sync runs (a
+    // restart over a million purchases would otherwise wait a minute to listen).
+    const first = follower.start();
+    if (await store.isEmpty()) await first;
   };
   const end = async () => {
     const last = active;

@@ -351,3 +351,51 @@ describe.skipIf(!TEST_MARIADB_URL)('marketbob sync: duplicate keys in a copy tha
     });
   });
 });
+
+describe.skipIf(!TEST_MARIADB_URL)('marketbob sync: a database that never ran the validity-period migrations', () => {
+  let database: MarketbobTestDatabase;
+  let db: MarketbobDb;
+  let test: TestApp;
+  beforeAll(async () => {
+    database = await createMarketbobDatabase({ validity: false });
+    db = openMarketbob(database.url);
+    test = await createTestApp('sqlite');
+  });
+  afterAll(async () => {
+    await db?.destroy();
+    await test?.close();
+    await database?.drop();
+  });
+
+  it('reads the legacy prices, and serves the item and its purchase', async () => {
+    await insertSettings(database, true);
+    const category = await database.insert('categories', {
+      name: 'Scripts',
+      regular_buyer_fee: 1,
+      extended_buyer_fee: 2,
+    });
+    const key = newApiKey();
+    const seller = await database.insert('users', userRow({ username: 'seller', api_key: key }));
+    const item = await database.insert('items', itemRow(seller, category, { regular_price: 10, extended_price: 30 }));
+    const sale = await insertPurchase(database, { id: item, authorId: seller }, seller);
+    const result = await syncMarketbob(db, test.store, test.keys, {
+      url: database.url,
+      pollSeconds: 2,
+      mediaBaseUrl: MEDIA,
+      timezone: 'UTC',
+      reconcileMinutes: 10,
+    });
+    expect(result).toMatchObject({ ok: true, skipped: [], notes: [] });
+    const answer = await test.app.inject({
+      method: 'POST',
+      url: '/api/purchases/validation',
+      headers: { 'x-api-key': key },
+      payload: { purchase_code: sale.code },
+    });
+    expect(answer.statusCode).toBe(200);
+    expect((answer.json() as { data: { purchase: { item: { price: unknown } } } }).data.purchase.item.price).toEqual({
+      regular: 11,
+      extended: 32,
+    });
+  });
+});

@@ -15,6 +15,7 @@ import {
   RowWriter,
   type SourceState,
 } from './marketbob-writer.js';
+import type { ItemRow } from './row-mapping.js';
 
 type Followed = 'users' | 'items' | 'purchases';
 
@@ -93,6 +94,8 @@ export class MarketbobFollower {
   private failing = false;
   private failures = 0;
   private caughtUpAt: number | undefined;
+  /** Each category's and sub-category's fingerprint as last written (see `MarketbobReader.categoryPrints`). */
+  private categories = new Map<string, string>();
   /** When rows deleted in MarketBob were last looked for; 0: at the first poll after the sync. */
   private reconciledAt = 0;
   private reconciling: Promise<void> | undefined;
@@ -119,9 +122,11 @@ export class MarketbobFollower {
       // Rows saved in that same second may not all be read yet: from the start of it.
       marks.set(table, { maxId, since: maxUpdatedAt, sinceId: 0 });
     }
+    const categories = await this.source.reader.categoryPrints();
     const result = await syncMarketbob(db, store, keys, config);
     if (result.ok) {
       this.state = result.state;
+      this.categories = categories;
       for (const [table, mark] of marks) this.marks.set(table, mark);
       this.logReports(result.skipped);
     }
@@ -163,8 +168,32 @@ export class MarketbobFollower {
       (a, l) => reader.purchasesPage(a, l),
       (s, l, i) => reader.purchasesUpdatedSince(s, l, i),
     );
+    // A category's fee or name, or a sub-category's name, changed: its items are written again.
+    const categories = await reader.categoryPrints();
+    const changedCategories: number[] = [];
+    const changedSubs: number[] = [];
+    for (const [key, print] of categories) {
+      if (this.categories.get(key) === print) continue;
+      (key.startsWith('c') ? changedCategories : changedSubs).push(Number(key.slice(1)));
+    }
+    for (const key of this.categories.keys()) {
+      if (!categories.has(key)) (key.startsWith('c') ? changedCategories : changedSubs).push(Number(key.slice(1)));
+    }
+    if (changedCategories.length + changedSubs.length > 0) {
+      const ofCategories: Changed<ItemRow>[] = [];
+      for (let after = 0; ; ) {
+        const page = await reader.itemsOfCategories(changedCategories, changedSubs, after, POLL_ROWS);
+        if (page.length === 0) break;
+        ofCategories.push(...page);
+        after = Number(page[page.length - 1]?.id);
+      }
+      items.rows = union(items.rows, ofCategories);
+    }
     const rowsRead = users.rows.length + items.rows.length + purchases.rows.length;
-    if (rowsRead === 0) return { rowsRead, changed: 0 };
+    if (rowsRead === 0) {
+      this.categories = categories;
+      return { rowsRead, changed: 0 };
+    }
 
     const skipped = new Reports();
     const notes = new Reports();
@@ -193,6 +222,7 @@ export class MarketbobFollower {
       throw error;
     }
     changed += passwords.size;
+    this.categories = categories;
     for (const { mark, rows, saved } of [users, items, purchases]) {
       for (const row of rows) mark.maxId = Math.max(mark.maxId, Number(row.id));
       // The keyset moves to the last row of the ordered read (the other reads are not in its order).

@@ -67,6 +67,35 @@ export class MarketbobReader {
     );
   }
 
+  /**
+   * Every category and sub-category, as a fingerprint per row (`c<id>` and `s<id>` to its name and
+   * fees): a few rows, read whole each poll, so that a changed fee or name reaches the items.
+   */
+  async categoryPrints(): Promise<Map<string, string>> {
+    const { rows: categories } = await sql<{ id: number; name: string; r: number; e: number }>`
+      SELECT id, name, regular_buyer_fee AS r, extended_buyer_fee AS e FROM categories`.execute(this.db);
+    const { rows: subs } = await sql<{ id: number; name: string }>`SELECT id, name FROM sub_categories`.execute(
+      this.db,
+    );
+    const prints = new Map<string, string>();
+    for (const row of categories) prints.set(`c${row.id}`, JSON.stringify([row.name, row.r, row.e]));
+    for (const row of subs) prints.set(`s${row.id}`, JSON.stringify([row.name]));
+    return prints;
+  }
+
+  /** Items of these categories or sub-categories, by id (through MarketBob's indexes on the two columns). */
+  async itemsOfCategories(
+    categories: readonly number[],
+    subCategories: readonly number[],
+    afterId: number,
+    limit: number,
+  ): Promise<Changed<ItemRow>[]> {
+    const none = sql`FALSE`;
+    const inCategory = categories.length > 0 ? sql`i.category_id IN (${sql.join(categories)})` : none;
+    const inSub = subCategories.length > 0 ? sql`i.sub_category_id IN (${sql.join(subCategories)})` : none;
+    return this.items(sql`(${inCategory} OR ${inSub}) AND i.id > ${afterId} ORDER BY i.id`, limit);
+  }
+
   /** The highest id and `updated_at` of a table: where the follower starts (both read from an index). */
   async watermark(table: 'users' | 'items' | 'purchases'): Promise<{ maxId: number; maxUpdatedAt: string | null }> {
     const { rows } = await sql<{ max_id: number | null; max_updated_at: string | null }>`

@@ -72,8 +72,18 @@ export const OPTIONAL_COLUMNS: readonly { readonly table: string; readonly colum
   { table: 'purchases', column: 'validity_expiry_at', use: 'not served (MarketBob itself validates past it)' },
 ];
 
-/** The tables the follower polls by `updated_at`: each needs an index starting with it. */
-export const FOLLOWED_TABLES = ['users', 'items', 'purchases'] as const;
+/**
+ * The indexes the follower's polls read through, beside the primary keys: `updated_at` of the
+ * tables it polls, and the items' category columns (a changed category's items are read again;
+ * MarketBob's foreign keys give these two).
+ */
+export const FOLLOWED_INDEXES: readonly { readonly table: string; readonly column: string }[] = [
+  { table: 'users', column: 'updated_at' },
+  { table: 'items', column: 'updated_at' },
+  { table: 'purchases', column: 'updated_at' },
+  { table: 'items', column: 'category_id' },
+  { table: 'items', column: 'sub_category_id' },
+];
 
 export interface TableReport {
   readonly table: string;
@@ -136,13 +146,15 @@ export async function checkSchema(db: MarketbobDb): Promise<SchemaReport> {
       missingColumns: required.filter((column) => !present.has(column)),
     });
   }
-  const { rows: indexed } = await sql<{ table_name: string }>`
-    SELECT DISTINCT TABLE_NAME AS table_name FROM information_schema.STATISTICS
-    WHERE TABLE_SCHEMA = ${database} AND COLUMN_NAME = 'updated_at' AND SEQ_IN_INDEX = 1`.execute(db);
-  const hasIndex = new Set(indexed.map((row) => row.table_name));
-  const missingIndexes = FOLLOWED_TABLES.filter((table) => columns.has(table) && !hasIndex.has(table)).map((table) => ({
+  const { rows: indexed } = await sql<{ table_name: string; column_name: string }>`
+    SELECT DISTINCT TABLE_NAME AS table_name, COLUMN_NAME AS column_name FROM information_schema.STATISTICS
+    WHERE TABLE_SCHEMA = ${database} AND SEQ_IN_INDEX = 1`.execute(db);
+  const hasIndex = new Set(indexed.map((row) => `${row.table_name}.${row.column_name}`));
+  const missingIndexes = FOLLOWED_INDEXES.filter(
+    ({ table, column }) => columns.get(table)?.has(column) === true && !hasIndex.has(`${table}.${column}`),
+  ).map(({ table, column }) => ({
     table,
-    statement: `CREATE INDEX marketbob_follow_${table}_updated_at ON ${table} (updated_at);`,
+    statement: `CREATE INDEX marketbob_follow_${table}_${column} ON ${table} (${column});`,
   }));
   return {
     database,

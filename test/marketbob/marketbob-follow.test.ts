@@ -133,6 +133,24 @@ describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('marketbob follower (%s)', 
     sellerKey = fresh;
   });
 
+  it("a category's changed buyer fee reaches its items' prices", async () => {
+    const [category] = await database.query<{ id: number }>('SELECT id FROM categories');
+    const one = async () =>
+      (
+        await test.app.inject({
+          method: 'GET',
+          url: '/api/items/all',
+          headers: { 'x-api-key': sellerKey },
+        })
+      ).json() as { items: { price: unknown }[] };
+    const before = (await one()).items[0]?.price as { regular: number; extended: number };
+    // Saved by MarketBob's admin: the category's row only; the items' rows are not touched.
+    await database.update('categories', Number(category?.id), { regular_buyer_fee: 3, extended_buyer_fee: 4 });
+    await eventually(async () =>
+      expect((await one()).items[0]?.price).toEqual({ regular: before.regular + 3, extended: before.extended + 4 }),
+    );
+  });
+
   it('an item leaving approved, and a changed price, show', async () => {
     const one = () =>
       test.app.inject({
@@ -144,7 +162,7 @@ describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('marketbob follower (%s)', 
     await eventually(async () => {
       const answer = await one();
       expect(answer.statusCode).toBe(200);
-      expect((answer.json() as { item: { price: unknown } }).item.price).toEqual({ regular: 25, extended: 49 });
+      expect((answer.json() as { item: { price: unknown } }).item.price).toEqual({ regular: 25 + 3, extended: 49 + 4 });
     });
     await database.update('items', item, { status: 2, updated_at: now() });
     await eventually(async () => expect((await one()).body).toBe('{"status":"error","msg":"Item Not Found"}'));

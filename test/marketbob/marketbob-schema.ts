@@ -1,7 +1,7 @@
 /**
  * A MarketBob-shaped schema, written from ../shared/MARKETBOB.md (its facts, not its code): the
  * tables and columns the author API reads, with MarketBob's types, NULLs, defaults, unique keys,
- * collation and the ids items, sales and purchases start from. `validity: false` leaves out the
+ * collation, the indexes its foreign keys give, and the ids items, sales and purchases start from. `validity: false` leaves out the
  * columns of the 2024-12 "validity period" migrations, as in a database that never ran them.
  */
 export interface SchemaOptions {
@@ -54,7 +54,8 @@ export function marketbobDdl(options: SchemaOptions = {}): string[] {
        ${validity ? 'validity_prices text NULL, original_price decimal(10,2) NULL,' : ''}
        is_supported tinyint NOT NULL DEFAULT 1, status tinyint NOT NULL DEFAULT 1,
        created_at timestamp NULL, updated_at timestamp NULL,
-       UNIQUE KEY items_name_unique (name), UNIQUE KEY items_slug_unique (slug), KEY items_author_id (author_id)`,
+       UNIQUE KEY items_name_unique (name), UNIQUE KEY items_slug_unique (slug), KEY items_author_id (author_id),
+       KEY items_category_id_foreign (category_id), KEY items_sub_category_id_foreign (sub_category_id)`,
       1000,
     ),
     table(

@@ -3,6 +3,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { Value, type ValueError, ValueErrorType } from '@sinclair/typebox/value';
 import { parseRate, type Rate } from './domain/money.js';
 import { trustedProxyProblem } from './limits/client-id.js';
+import { buildMarketbobConfig, type MarketbobConfig, MarketbobSchema } from './marketbob/marketbob-config.js';
 import { type Lang, languages } from './variants/languages.js';
 import type { VariantTexts } from './variants/variant-texts.js';
 
@@ -114,6 +115,7 @@ export const ConfigFileSchema = Type.Object(
       }),
     ),
     workspace: Type.Optional(WorkspaceSchema),
+    marketbob: Type.Optional(MarketbobSchema),
   },
   { additionalProperties: false },
 );
@@ -211,6 +213,8 @@ export interface Config {
   readonly workers: number;
   /** A port of its own for Prometheus's `/metrics` (every worker's, summed), or undefined for none. */
   readonly metricsPort: number | undefined;
+  /** A MarketBob marketplace's database to serve (MARKETBOB_DATABASE_URL or `marketbob`), or undefined for none. */
+  readonly marketbob: MarketbobConfig | undefined;
 }
 
 /** Thrown with every problem found, one line each; the server never starts half-configured. */
@@ -492,6 +496,7 @@ export function loadConfig(env: Env = process.env): Config {
     if (problem) problems.push(`trustProxy[${index}]: ${problem}`);
   });
   const redis = parseRedis(env, problems);
+  const marketbob = buildMarketbobConfig(file?.marketbob, env, problems);
 
   if (problems.length > 0 || !checked?.valid || !file || !server || typeof store === 'string') {
     throw new ConfigError(problems);
@@ -515,5 +520,6 @@ export function loadConfig(env: Env = process.env): Config {
     secretKey,
     workers,
     metricsPort,
+    marketbob,
   });
 }

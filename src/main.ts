@@ -8,6 +8,7 @@ import { type DemoCredentials, loadDemoData } from './demo/load-demo.js';
 import { checkSecretOpensStore } from './keys/account-keys.js';
 import { loadKeyMaterial } from './keys/key-material.js';
 import { createLogger, flushLogger } from './logging.js';
+import { startMarketbobFollower } from './marketbob/start-follower.js';
 import { aggregateWorkerMetrics, shareWorkerMetrics, startMetricsServer } from './metrics/cluster-metrics.js';
 import { createServiceMetrics } from './metrics/service-metrics.js';
 import { openStore } from './store/open-store.js';
@@ -34,7 +35,9 @@ function readConfig(): Config {
 
 /** Demo data only ever goes into the default store, and only while it is empty: its credentials, when loaded. */
 async function loadDemoIfDue(config: Config, store: Store): Promise<DemoCredentials | undefined> {
-  return config.storeIsDefault && (await store.isEmpty()) ? loadDemoData(store, loadKeyMaterial(config)) : undefined;
+  // A store fed from MarketBob gets no demo accounts beside the marketplace's own.
+  const due = config.storeIsDefault && config.marketbob === undefined && (await store.isEmpty());
+  return due ? loadDemoData(store, loadKeyMaterial(config)) : undefined;
 }
 
 /** One serving process: store, app, listen; on SIGTERM/SIGINT, finish the requests in flight and exit. */
@@ -43,6 +46,8 @@ async function serve(config: Config, logger: Logger, loadDemo: boolean): Promise
   const keys = loadKeyMaterial(config);
   await checkSecretOpensStore(store, keys);
   const demo = loadDemo ? await loadDemoIfDue(config, store) : undefined;
+  // One follower per machine: here when this process serves alone, in the primary when there are workers.
+  const follower = cluster.isWorker ? undefined : await startMarketbobFollower(config, keys, logger);
   const metrics = createServiceMetrics();
   // A worker's own counts are summed with the others' by the primary, which also serves METRICS_PORT.
   const metricsText = cluster.isWorker ? shareWorkerMetrics(metrics.registry) : () => metrics.registry.metrics();
@@ -67,6 +72,7 @@ async function serve(config: Config, logger: Logger, loadDemo: boolean): Promise
     // close open: close such connections as soon as they are idle.
     const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
     await app.close();
+    await follower?.stop();
     metricsServer?.close();
     clearInterval(sweep);
     await store.close();
@@ -107,6 +113,7 @@ async function supervise(config: Config, logger: Logger): Promise<void> {
   } finally {
     await store.close();
   }
+  await startMarketbobFollower(config, loadKeyMaterial(config), logger);
   const metricsText = aggregateWorkerMetrics();
   if (config.metricsPort !== undefined) {
     const metricsServer = await startMetricsServer(config.host, config.metricsPort, metricsText);

@@ -11,6 +11,8 @@ import { withDefaultUser } from '../src/store/postgres.js';
 export async function setup(): Promise<void> {
   ensureChromium();
   if (!process.env.TEST_REDIS_URL?.trim()) console.log('Redis tests skipped: TEST_REDIS_URL is not set');
+  if (!process.env.TEST_MARIADB_URL?.trim())
+    console.log('MarketBob (MariaDB) tests skipped: TEST_MARIADB_URL is not set');
   const url = process.env.TEST_POSTGRES_URL?.trim();
   if (!url) {
     console.log('PostgreSQL tests skipped: TEST_POSTGRES_URL is not set');

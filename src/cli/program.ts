@@ -1,8 +1,10 @@
 import { Command } from 'commander';
+import { loadConfig } from '../config.js';
 import { runExportCommand } from '../exporter/export-command.js';
 import { runImportCommand } from '../importer/import-command.js';
 import { rotateAccountKey, showKey } from '../keys/account-keys.js';
 import { loadKeyMaterial } from '../keys/key-material.js';
+import { runMarketbobCheck, runMarketbobSync } from '../marketbob/marketbob-commands.js';
 import { readSnapshot } from '../store/snapshot.js';
 import { packageVersion } from '../version.js';
 import { addAccountCommands } from './accounts-commands.js';
@@ -32,6 +34,7 @@ export function createProgram(): Command {
         'npm run cli -- keys rotate jdoe',
         'npm run cli -- purchases refund 0f8e2c1a-9b7d',
         'npm run cli -- accounts suspend jdoe',
+        'npm run cli -- marketbob sync',
         'npm run cli -- help purchases',
       )}${EXIT_CODES_HELP}\n`,
     );
@@ -128,5 +131,49 @@ export function createProgram(): Command {
       if (!ok) process.exitCode = EXIT.failed;
     });
   addPurchaseCommands(program);
+  addMarketbobCommands(program);
   return program;
+}
+
+/** `marketbob check` and `marketbob sync`: a MarketBob marketplace's database as the source (docs/marketbob.md). */
+function addMarketbobCommands(program: Command): void {
+  const marketbob = program
+    .command('marketbob')
+    .description(
+      "Read a MarketBob marketplace's MySQL/MariaDB database (MARKETBOB_DATABASE_URL or the config's marketbob)",
+    )
+    .addHelpText('after', examples('npm run cli -- marketbob check', 'npm run cli -- marketbob sync'));
+  const source = () => {
+    const config = loadConfig();
+    if (config.marketbob === undefined) {
+      fail('no MarketBob database: set MARKETBOB_DATABASE_URL (or marketbob.url in the config file)', EXIT.usage);
+    }
+    return config.marketbob;
+  };
+  marketbob
+    .command('check')
+    .description(
+      'Connect, read information_schema: the optional columns present, what will be read and how many rows, the indexes the follower lacks',
+    )
+    .addHelpText(
+      'after',
+      examples(
+        'npm run cli -- marketbob check',
+        "MARKETBOB_DATABASE_URL='mysql://reader:secret@db:3306/marketbob' npm run cli -- marketbob check",
+      ),
+    )
+    .action(async () => {
+      if ((await runMarketbobCheck(source())) !== 'ok') process.exitCode = EXIT.failed;
+    });
+  marketbob
+    .command('sync')
+    .description('Copy every user, item and purchase into the store, all or nothing; a second run changes nothing')
+    .addHelpText('after', examples('npm run cli -- marketbob sync'))
+    .action(async () => {
+      source();
+      const outcome = await withStore((store, config) =>
+        runMarketbobSync({ ...config, marketbob: source() }, store, loadKeyMaterial(config)),
+      );
+      if (outcome !== 'ok') process.exitCode = EXIT.failed;
+    });
 }

@@ -1,0 +1,114 @@
+import { type Static, Type } from '@sinclair/typebox';
+
+/**
+ * The config file's `marketbob` section: where a MarketBob marketplace's database is and how to
+ * read it. `url` may also come from MARKETBOB_DATABASE_URL (which wins, as the other variables do).
+ */
+export const MarketbobSchema = Type.Object(
+  {
+    url: Type.Optional(
+      Type.String({ minLength: 1, description: "MarketBob's database: mysql://USER:PASS@HOST:PORT/DB" }),
+    ),
+    pollSeconds: Type.Optional(
+      Type.Number({ exclusiveMinimum: 0, maximum: 3600, description: 'How often the follower asks for changes' }),
+    ),
+    mediaBaseUrl: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: "Where MarketBob's storage paths are served: its APP_URL, or the storage provider's public URL",
+      }),
+    ),
+    timezone: Type.Optional(
+      Type.String({ minLength: 1, description: "MarketBob's APP_TIMEZONE (an IANA zone such as Europe/Lisbon)" }),
+    ),
+    reconcileMinutes: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        maximum: 7 * 24 * 60,
+        description: 'How often rows deleted in MarketBob are looked for',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type MarketbobFileSection = Static<typeof MarketbobSchema>;
+
+/** A MarketBob source, every setting decided. */
+export interface MarketbobConfig {
+  /** mysql://USER:PASS@HOST:PORT/DB: holds a password, never logged (see `describeMarketbobUrl`). */
+  readonly url: string;
+  readonly pollSeconds: number;
+  /** Without a trailing slash; media paths are joined to it with one. */
+  readonly mediaBaseUrl: string;
+  readonly timezone: string;
+  readonly reconcileMinutes: number;
+}
+
+export const MARKETBOB_DEFAULTS = { pollSeconds: 2, timezone: 'UTC', reconcileMinutes: 10 } as const;
+
+/** A zone the runtime knows (Intl throws a RangeError for any other). */
+export function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The URL without its password (and user), for messages and logs. */
+export function describeMarketbobUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `mysql://${parsed.host}${parsed.pathname}`;
+  } catch {
+    return 'mysql://(unreadable URL)';
+  }
+}
+
+/**
+ * The MarketBob source from the file's section and the environment over it
+ * (MARKETBOB_DATABASE_URL, MARKETBOB_MEDIA_BASE_URL, MARKETBOB_TIMEZONE), or undefined when
+ * neither names a database. Problems go to `problems`, one line each, never repeating the URL
+ * (it may hold a password).
+ */
+export function buildMarketbobConfig(
+  section: MarketbobFileSection | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+  problems: string[],
+): MarketbobConfig | undefined {
+  const envUrl = env.MARKETBOB_DATABASE_URL;
+  const url = envUrl?.trim() || section?.url;
+  if (url === undefined) {
+    if (section !== undefined) problems.push('marketbob.url: required (or MARKETBOB_DATABASE_URL)');
+    return undefined;
+  }
+  const where = envUrl?.trim() ? 'MARKETBOB_DATABASE_URL' : 'marketbob.url';
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed === undefined || parsed.protocol !== 'mysql:' || parsed.hostname === '' || parsed.pathname.length < 2) {
+    problems.push(`${where}: must be mysql://USER:PASS@HOST:PORT/DB`);
+  }
+  const timezone = env.MARKETBOB_TIMEZONE?.trim() || section?.timezone || MARKETBOB_DEFAULTS.timezone;
+  if (!isTimeZone(timezone)) problems.push(`marketbob.timezone: ${JSON.stringify(timezone)} is not a known time zone`);
+  const givenMediaBaseUrl = env.MARKETBOB_MEDIA_BASE_URL?.trim() || section?.mediaBaseUrl;
+  const mediaBaseUrl = (givenMediaBaseUrl ?? '').replace(/\/+$/, '');
+  if (givenMediaBaseUrl === undefined) {
+    problems.push(
+      "marketbob.mediaBaseUrl (or MARKETBOB_MEDIA_BASE_URL): required, MarketBob's APP_URL or its storage provider's public URL",
+    );
+  } else if (!/^https?:\/\/[^/\s]+/.test(mediaBaseUrl)) {
+    problems.push('marketbob.mediaBaseUrl: must be an http(s) URL');
+  }
+  return Object.freeze({
+    url,
+    pollSeconds: section?.pollSeconds ?? MARKETBOB_DEFAULTS.pollSeconds,
+    mediaBaseUrl,
+    timezone,
+    reconcileMinutes: section?.reconcileMinutes ?? MARKETBOB_DEFAULTS.reconcileMinutes,
+  });
+}

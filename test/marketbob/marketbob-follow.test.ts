@@ -1,0 +1,376 @@
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logging.js';
+import { openMarketbob } from '../../src/marketbob/marketbob-connection.js';
+import { MarketbobFollower } from '../../src/marketbob/marketbob-follower.js';
+import { openStore } from '../../src/store/open-store.js';
+import type { Store } from '../../src/store/store.js';
+import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
+import {
+  createMarketbobDatabase,
+  insertPurchase,
+  insertSettings,
+  itemRow,
+  type MarketbobTestDatabase,
+  newApiKey,
+  TEST_MARIADB_URL,
+  userRow,
+} from './marketbob-database.js';
+import { TcpProxy } from './tcp-proxy.js';
+
+/** The follow bound the issue sets: a change in MarketBob shows in our answers within 5 s of its commit. */
+const FOLLOW_BOUND_MS = 5_000;
+
+/** Asks again (every 50 ms) until `check` passes, failing with its last error once the bound has passed. */
+async function eventually(check: () => Promise<void>, withinMs = FOLLOW_BOUND_MS): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** MarketBob's wall clock now (its APP_TIMEZONE is UTC here), as Laravel writes `updated_at`. */
+const now = () => new Date().toISOString().slice(0, 19).replace('T', ' ');
+
+describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('marketbob follower (%s)', (kind) => {
+  let database: MarketbobTestDatabase;
+  let test: TestApp;
+  let followerStore: Store;
+  let follower: MarketbobFollower;
+  let db: ReturnType<typeof openMarketbob>;
+  let sellerKey: string;
+  let seller: number;
+  let buyer: number;
+  let item: number;
+
+  beforeAll(async () => {
+    database = await createMarketbobDatabase({ followerIndexes: true });
+    await insertSettings(database, false);
+    const category = await database.insert('categories', { name: 'Scripts' });
+    sellerKey = newApiKey();
+    seller = await database.insert('users', userRow({ username: 'seller', api_key: sellerKey }));
+    buyer = await database.insert('users', userRow({ username: 'buyer' }));
+    item = await database.insert('items', itemRow(seller, category, { name: 'Followed Item' }));
+    test = await createTestApp(kind);
+    followerStore = await openStore(loadConfig(test.env).store);
+    db = openMarketbob(database.url);
+    follower = new MarketbobFollower({
+      db,
+      store: followerStore,
+      keys: test.keys,
+      config: {
+        url: database.url,
+        pollSeconds: 0.5,
+        mediaBaseUrl: 'https://market.example.com',
+        timezone: 'UTC',
+        reconcileMinutes: 10,
+      },
+      logger: createLogger('silent'),
+      // Small pages, so that the tests cross page ends.
+      pollRows: 2,
+    });
+    await follower.start();
+  });
+  afterAll(async () => {
+    await follower?.stop();
+    await db?.destroy();
+    await followerStore?.close();
+    await test?.close();
+    await database?.drop();
+  });
+
+  const validate = (code: string, key = sellerKey) =>
+    test.app.inject({
+      method: 'POST',
+      url: '/api/purchases/validation',
+      headers: { 'x-api-key': key },
+      payload: { purchase_code: code },
+    });
+  const details = (key: string) =>
+    test.app.inject({ method: 'GET', url: '/api/account/details', headers: { 'x-api-key': key } });
+
+  it('a new sale validates, and stops validating once refunded or cancelled', async () => {
+    const stamp = now();
+    const sale = await insertPurchase(database, { id: item, authorId: seller }, buyer, {
+      sale: { created_at: stamp, updated_at: stamp },
+      purchase: { created_at: stamp, updated_at: stamp },
+    });
+    await eventually(async () => expect((await validate(sale.code)).statusCode).toBe(200));
+
+    await database.update('sales', sale.saleId, { status: 2, updated_at: now() });
+    await database.update('purchases', sale.id, { status: 2, updated_at: now() });
+    await eventually(async () => {
+      const answer = await validate(sale.code);
+      expect(answer.statusCode).toBe(404);
+      expect(answer.body).toBe('{"status":"error","msg":"Invalid purchase code"}');
+    });
+
+    const other = await insertPurchase(database, { id: item, authorId: seller }, buyer, {
+      purchase: { created_at: now(), updated_at: now() },
+    });
+    await eventually(async () => expect((await validate(other.code)).statusCode).toBe(200));
+    await database.update('purchases', other.id, { status: 3, updated_at: now() });
+    await eventually(async () => expect((await validate(other.code)).statusCode).toBe(404));
+  });
+
+  it('a regenerated key works and the old one answers 401 at once (no grace)', async () => {
+    expect((await details(sellerKey)).statusCode).toBe(200);
+    const fresh = newApiKey();
+    await database.update('users', seller, { api_key: fresh, updated_at: now() });
+    await eventually(async () => {
+      expect((await details(fresh)).statusCode).toBe(200);
+      const old = await details(sellerKey);
+      expect(old.statusCode).toBe(401);
+      expect(old.body).toBe('{"status":"error","msg":"Invalid request"}');
+    });
+    sellerKey = fresh;
+  });
+
+  it("a category's changed buyer fee reaches its items' prices", async () => {
+    const [category] = await database.query<{ id: number }>('SELECT id FROM categories');
+    const one = async () =>
+      (
+        await test.app.inject({
+          method: 'GET',
+          url: '/api/items/all',
+          headers: { 'x-api-key': sellerKey },
+        })
+      ).json() as { items: { price: unknown }[] };
+    const before = (await one()).items[0]?.price as { regular: number; extended: number };
+    // Saved by MarketBob's admin: the category's row only; the items' rows are not touched.
+    await database.update('categories', Number(category?.id), { regular_buyer_fee: 3, extended_buyer_fee: 4 });
+    await eventually(async () =>
+      expect((await one()).items[0]?.price).toEqual({ regular: before.regular + 3, extended: before.extended + 4 }),
+    );
+  });
+
+  it('an item leaving approved, and a changed price, show', async () => {
+    const one = () =>
+      test.app.inject({
+        method: 'GET',
+        url: `/api/items/item?item_id=${item}`,
+        headers: { 'x-api-key': sellerKey },
+      });
+    await database.update('items', item, { regular_price: 25, updated_at: now() });
+    await eventually(async () => {
+      const answer = await one();
+      expect(answer.statusCode).toBe(200);
+      expect((answer.json() as { item: { price: unknown } }).item.price).toEqual({ regular: 25 + 3, extended: 49 + 4 });
+    });
+    await database.update('items', item, { status: 2, updated_at: now() });
+    await eventually(async () => expect((await one()).body).toBe('{"status":"error","msg":"Item Not Found"}'));
+  });
+
+  it('a banned user: their key answers 401', async () => {
+    await database.update('users', seller, { status: 0, updated_at: now() });
+    await eventually(async () => expect((await details(sellerKey)).statusCode).toBe(401));
+    await database.update('users', seller, { status: 1, updated_at: now() });
+    await eventually(async () => expect((await details(sellerKey)).statusCode).toBe(200));
+  });
+
+  it('many rows saved in the same second: every one is read, page after page', async () => {
+    const stamp = now();
+    const sales: { id: number; code: string }[] = [];
+    for (let n = 0; n < 5; n++) {
+      sales.push(
+        await insertPurchase(database, { id: item, authorId: seller }, buyer, {
+          purchase: { created_at: stamp, updated_at: stamp },
+        }),
+      );
+    }
+    for (const sale of sales) await database.update('purchases', sale.id, { status: 3, updated_at: stamp });
+    await eventually(async () => {
+      for (const sale of sales) expect((await validate(sale.code)).statusCode).toBe(404);
+    });
+    for (const sale of sales) await database.update('purchases', sale.id, { status: 1, updated_at: stamp });
+    await eventually(async () => {
+      for (const sale of sales) expect((await validate(sale.code)).statusCode).toBe(200);
+    });
+  });
+});
+
+describe.skipIf(!TEST_MARIADB_URL)('marketbob follower: the source going away and coming back', () => {
+  let database: MarketbobTestDatabase;
+  let test: TestApp;
+  let followerStore: Store;
+  let follower: MarketbobFollower;
+  let db: ReturnType<typeof openMarketbob>;
+  const proxy = new TcpProxy('127.0.0.1', Number(new URL(TEST_MARIADB_URL ?? 'mysql://h:3306').port || 3306));
+  const logs: string[] = [];
+  const key = newApiKey();
+  let seller: number;
+  let item: number;
+
+  beforeAll(async () => {
+    database = await createMarketbobDatabase({ followerIndexes: true });
+    await insertSettings(database, false);
+    const category = await database.insert('categories', { name: 'Scripts' });
+    seller = await database.insert('users', userRow({ username: 'seller', api_key: key }));
+    item = await database.insert('items', itemRow(seller, category));
+    await proxy.up();
+    const through = new URL(database.url);
+    through.host = `127.0.0.1:${proxy.port}`;
+    test = await createTestApp('sqlite');
+    followerStore = await openStore(loadConfig(test.env).store);
+    db = openMarketbob(through.href);
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        logs.push(String(chunk));
+        done();
+      },
+    });
+    follower = new MarketbobFollower({
+      db,
+      store: followerStore,
+      keys: test.keys,
+      config: {
+        url: through.href,
+        pollSeconds: 0.5,
+        mediaBaseUrl: 'https://m.example.com',
+        timezone: 'UTC',
+        reconcileMinutes: 10,
+      },
+      logger: createLogger('info', sink),
+    });
+    await follower.start();
+  });
+  afterAll(async () => {
+    await follower?.stop();
+    await db?.destroy();
+    await proxy.down();
+    await followerStore?.close();
+    await test?.close();
+    await database?.drop();
+  });
+
+  const lines = (pattern: RegExp) => logs.filter((line) => pattern.test(line));
+
+  it('serves what it has while the source is away, says so once each way, and catches up', async () => {
+    await proxy.down();
+    // Rows committed while the bridge cannot see them.
+    const during = await insertPurchase(database, { id: item, authorId: seller }, seller, {
+      purchase: { created_at: now(), updated_at: now() },
+    });
+    await eventually(async () => expect(lines(/cannot follow the source/)).toHaveLength(1));
+    const details = await test.app.inject({
+      method: 'GET',
+      url: '/api/account/details',
+      headers: { 'x-api-key': key },
+    });
+    expect(details.statusCode).toBe(200);
+    // Further failed polls say nothing more.
+    await eventually(async () => expect(follower.status().failures).toBeGreaterThanOrEqual(2), 10_000);
+    expect(lines(/cannot follow the source/)).toHaveLength(1);
+    expect(logs.join('')).not.toContain(database.url);
+
+    await proxy.up();
+    await eventually(async () => {
+      const answer = await test.app.inject({
+        method: 'POST',
+        url: '/api/purchases/validation',
+        headers: { 'x-api-key': key },
+        payload: { purchase_code: during.code },
+      });
+      expect(answer.statusCode).toBe(200);
+    });
+    expect(lines(/the source answers again; caught up/)).toHaveLength(1);
+    expect(lines(/cannot follow the source/)).toHaveLength(1);
+    expect(follower.status().failures).toBe(0);
+  });
+});
+
+describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('marketbob follower: rows deleted in MarketBob (%s)', (kind) => {
+  let database: MarketbobTestDatabase;
+  let test: TestApp;
+  let followerStore: Store;
+  let follower: MarketbobFollower;
+  let db: ReturnType<typeof openMarketbob>;
+  const sellerKey = newApiKey();
+  const leaverKey = newApiKey();
+  let leaver: number;
+  let kept: { id: number; code: string };
+  let deleted: { id: number; code: string };
+  let item: number;
+  let goneItem: number;
+
+  beforeAll(async () => {
+    database = await createMarketbobDatabase({ followerIndexes: true });
+    await insertSettings(database, false);
+    const category = await database.insert('categories', { name: 'Scripts' });
+    const seller = await database.insert('users', userRow({ username: 'seller', api_key: sellerKey }));
+    leaver = await database.insert('users', userRow({ username: 'leaver', api_key: leaverKey }));
+    item = await database.insert('items', itemRow(seller, category));
+    goneItem = await database.insert('items', itemRow(seller, category));
+    kept = await insertPurchase(database, { id: item, authorId: seller }, seller);
+    deleted = await insertPurchase(database, { id: item, authorId: seller }, seller);
+    test = await createTestApp(kind);
+    const location = loadConfig(test.env).store;
+    followerStore = await openStore(location);
+    db = openMarketbob(database.url);
+    follower = new MarketbobFollower({
+      db,
+      store: followerStore,
+      keys: test.keys,
+      config: {
+        url: database.url,
+        pollSeconds: 0.5,
+        mediaBaseUrl: 'https://m.example.com',
+        timezone: 'UTC',
+        // Every 1.2 s, so that the test sees it within the follow bound.
+        reconcileMinutes: 0.02,
+      },
+      logger: createLogger('silent'),
+      storeLocation: location,
+    });
+    await follower.start();
+  });
+  afterAll(async () => {
+    await follower?.stop();
+    await db?.destroy();
+    await followerStore?.close();
+    await test?.close();
+    await database?.drop();
+  });
+
+  const get = (url: string, key = sellerKey) => test.app.inject({ method: 'GET', url, headers: { 'x-api-key': key } });
+  const validate = (code: string) =>
+    test.app.inject({
+      method: 'POST',
+      url: '/api/purchases/validation',
+      headers: { 'x-api-key': sellerKey },
+      payload: { purchase_code: code },
+    });
+
+  it('a deleted purchase stops validating, a deleted item is no longer served, a deleted user is suspended', async () => {
+    expect((await validate(deleted.code)).statusCode).toBe(200);
+    expect((await get(`/api/items/item?item_id=${goneItem}`)).statusCode).toBe(200);
+    expect((await get('/api/account/details', leaverKey)).statusCode).toBe(200);
+
+    await database.query('DELETE FROM purchases WHERE id = ?', [deleted.id]);
+    await database.query('DELETE FROM items WHERE id = ?', [goneItem]);
+    await database.query('DELETE FROM users WHERE id = ?', [leaver]);
+    await eventually(async () => {
+      expect((await validate(deleted.code)).body).toBe('{"status":"error","msg":"Invalid purchase code"}');
+      expect((await get(`/api/items/item?item_id=${goneItem}`)).body).toBe('{"status":"error","msg":"Item Not Found"}');
+      expect((await get('/api/account/details', leaverKey)).statusCode).toBe(401);
+    });
+    // What is still there is still served.
+    expect((await validate(kept.code)).statusCode).toBe(200);
+    expect((await get(`/api/items/item?item_id=${item}`)).statusCode).toBe(200);
+  });
+
+  it('a status changed by hand, without updated_at (unseen by the polls), is set by the reconciliation', async () => {
+    const [row] = await database.query<{ updated_at: string }>('SELECT updated_at FROM purchases WHERE id = ?', [
+      kept.id,
+    ]);
+    await database.query('UPDATE purchases SET status = 2, updated_at = ? WHERE id = ?', [row?.updated_at, kept.id]);
+    await eventually(async () => expect((await validate(kept.code)).statusCode).toBe(404));
+  });
+});

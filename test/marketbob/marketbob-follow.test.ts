@@ -6,6 +6,7 @@ import { openMarketbob } from '../../src/marketbob/marketbob-connection.js';
 import { MarketbobFollower } from '../../src/marketbob/marketbob-follower.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
+import { TcpProxy } from '../helpers/tcp-proxy.js';
 import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
 import {
   createMarketbobDatabase,
@@ -17,7 +18,6 @@ import {
   TEST_MARIADB_URL,
   userRow,
 } from './marketbob-database.js';
-import { TcpProxy } from './tcp-proxy.js';
 
 /** The follow bound the issue sets: a change in MarketBob shows in our answers within 5 s of its commit. */
 const FOLLOW_BOUND_MS = 5_000;
@@ -214,7 +214,7 @@ describe.skipIf(!TEST_MARIADB_URL)('marketbob follower: the source going away an
     const category = await database.insert('categories', { name: 'Scripts' });
     seller = await database.insert('users', userRow({ username: 'seller', api_key: key }));
     item = await database.insert('items', itemRow(seller, category));
-    await proxy.up();
+    await proxy.listen();
     const through = new URL(database.url);
     through.host = `127.0.0.1:${proxy.port}`;
     test = await createTestApp('sqlite');
@@ -244,7 +244,7 @@ describe.skipIf(!TEST_MARIADB_URL)('marketbob follower: the source going away an
   afterAll(async () => {
     await follower?.stop();
     await db?.destroy();
-    await proxy.down();
+    await proxy.close();
     await followerStore?.close();
     await test?.close();
     await database?.drop();
@@ -253,7 +253,7 @@ describe.skipIf(!TEST_MARIADB_URL)('marketbob follower: the source going away an
   const lines = (pattern: RegExp) => logs.filter((line) => pattern.test(line));
 
   it('serves what it has while the source is away, says so once each way, and catches up', async () => {
-    await proxy.down();
+    await proxy.refuse();
     // Rows committed while the bridge cannot see them.
     const during = await insertPurchase(database, { id: item, authorId: seller }, seller, {
       purchase: { created_at: now(), updated_at: now() },
@@ -270,7 +270,7 @@ describe.skipIf(!TEST_MARIADB_URL)('marketbob follower: the source going away an
     expect(lines(/cannot follow the source/)).toHaveLength(1);
     expect(logs.join('')).not.toContain(database.url);
 
-    await proxy.up();
+    await proxy.restore();
     await eventually(async () => {
       const answer = await test.app.inject({
         method: 'POST',

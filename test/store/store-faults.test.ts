@@ -1,5 +1,4 @@
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +8,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withDefaultUser } from '../../src/store/postgres.js';
 import { StoreUnavailableError } from '../../src/store/store.js';
+import { TcpProxy } from '../helpers/tcp-proxy.js';
 import { createTestApp, TEST_STORES, type TestApp, VARIANTS } from '../helpers/test-app.js';
 import { TEST_POSTGRES_URL } from '../helpers/test-database.js';
 import { expectError } from '../http/http-assertions.js';
@@ -170,90 +170,19 @@ describe('faults of an SQLite store', () => {
   });
 });
 
-/**
- * A TCP proxy between the app and PostgreSQL, to take the server away without touching it (other
- * developers share it): `refuse` closes it (connections reset, new ones refused), `silence` lets
- * connections open but carries nothing either way, `restore` serves again.
- */
-class PgProxy {
-  private server: Server | undefined;
-  private readonly sockets = new Set<Socket>();
-  private silent = false;
-  port = 0;
-
-  constructor(
-    private readonly targetHost: string,
-    private readonly targetPort: number,
-  ) {}
-
-  async listen(): Promise<void> {
-    const server = createServer((client) => this.accept(client));
-    this.server = server;
-    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
-    this.port = (server.address() as { port: number }).port;
-  }
-
-  private accept(client: Socket): void {
-    this.track(client);
-    if (this.silent) return;
-    const upstream = tcpConnect(this.targetPort, this.targetHost);
-    this.track(upstream);
-    client.on('data', (data) => {
-      if (!this.silent) upstream.write(data);
-    });
-    upstream.on('data', (data) => {
-      if (!this.silent) client.write(data);
-    });
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
-  }
-
-  private track(socket: Socket): void {
-    this.sockets.add(socket);
-    socket.on('error', () => {});
-    socket.on('close', () => this.sockets.delete(socket));
-  }
-
-  private dropAll(): void {
-    for (const socket of this.sockets) socket.destroy();
-  }
-
-  async refuse(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    this.dropAll();
-    await new Promise<void>((resolve) => server?.close(() => resolve()) ?? resolve());
-  }
-
-  silence(): void {
-    this.silent = true;
-  }
-
-  async restore(): Promise<void> {
-    // What went through a silenced connection is lost: those connections cannot be trusted again.
-    this.dropAll();
-    this.silent = false;
-    if (!this.server) await this.listen();
-  }
-
-  async close(): Promise<void> {
-    await this.refuse();
-  }
-}
-
 const STATEMENT_TIMEOUT_MS = 1_000;
 const CONNECT_TIMEOUT_MS = 500;
 
 describe.each(TEST_STORES.filter((kind) => kind === 'postgres'))('faults of a PostgreSQL store (%s)', (kind) => {
   let t: TestApp;
-  let proxy: PgProxy;
+  let proxy: TcpProxy;
   /** A connection of the test's own, straight to the server. */
   let direct: pg.Client;
   let database = '';
 
   beforeAll(async () => {
     const server = new URL(withDefaultUser(TEST_POSTGRES_URL as string));
-    proxy = new PgProxy(server.hostname, Number(server.port || 5432));
+    proxy = new TcpProxy(server.hostname, Number(server.port || 5432));
     await proxy.listen();
     let realUrl = '';
     t = await createTestApp(kind, {

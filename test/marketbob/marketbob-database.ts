@@ -160,3 +160,23 @@ export async function insertSettings(database: MarketbobTestDatabase, supportOn:
   ];
   for (const [key, value] of rows) await database.insert('settings', { key, value: JSON.stringify(value) });
 }
+
+/** The issue's bound: a change in MarketBob shows in our answers within 5 s. */
+export const FOLLOW_BOUND_MS = 5_000;
+
+/** Asks again (every 50 ms) until `check` passes, failing with its last error once `withinMs` has passed. */
+export async function eventually(check: () => Promise<void>, withinMs = FOLLOW_BOUND_MS): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** MarketBob's wall clock now (its APP_TIMEZONE is UTC here), as Laravel writes `updated_at`. */
+export const marketbobNow = (): string => new Date().toISOString().slice(0, 19).replace('T', ' ');

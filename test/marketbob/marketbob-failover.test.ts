@@ -9,30 +9,16 @@ import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { TEST_POSTGRES_URL } from '../helpers/test-database.js';
 import {
   createMarketbobDatabase,
+  eventually,
   insertPurchase,
   insertSettings,
   itemRow,
   type MarketbobTestDatabase,
+  marketbobNow,
   newApiKey,
   TEST_MARIADB_URL,
   userRow,
 } from './marketbob-database.js';
-
-/** Asks again (every 50 ms) until `check` passes, failing with its last error once `withinMs` has passed. */
-async function eventually(check: () => Promise<void>, withinMs: number): Promise<void> {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-const now = () => new Date().toISOString().slice(0, 19).replace('T', ' ');
 
 /** Two instances sharing one PostgreSQL store: one follows, the other takes over when it stops. */
 describe.skipIf(!TEST_MARIADB_URL || !TEST_POSTGRES_URL)('marketbob follower failover (postgres)', () => {
@@ -92,7 +78,7 @@ describe.skipIf(!TEST_MARIADB_URL || !TEST_POSTGRES_URL)('marketbob follower fai
     expect(logs[1]?.join('')).toContain('marketbob: another instance follows this store; standing by');
 
     const before = await insertPurchase(database, { id: item, authorId: seller }, seller, {
-      purchase: { created_at: now(), updated_at: now() },
+      purchase: { created_at: marketbobNow(), updated_at: marketbobNow() },
     });
     await eventually(async () => expect((await validate(before.code)).statusCode).toBe(200), 5_000);
 
@@ -100,7 +86,7 @@ describe.skipIf(!TEST_MARIADB_URL || !TEST_POSTGRES_URL)('marketbob follower fai
     await eventually(async () => expect(second.following()).toBe(true), 5_000);
     expect(logs[1]?.join('')).toContain('marketbob: taking over the following');
     const after = await insertPurchase(database, { id: item, authorId: seller }, seller, {
-      purchase: { created_at: now(), updated_at: now() },
+      purchase: { created_at: marketbobNow(), updated_at: marketbobNow() },
     });
     await eventually(async () => expect((await validate(after.code)).statusCode).toBe(200), 5_000);
   });

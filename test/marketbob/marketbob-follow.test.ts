@@ -10,34 +10,18 @@ import { TcpProxy } from '../helpers/tcp-proxy.js';
 import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
 import {
   createMarketbobDatabase,
+  eventually,
   insertPurchase,
   insertSettings,
   itemRow,
   type MarketbobTestDatabase,
+  marketbobNow,
   newApiKey,
   TEST_MARIADB_URL,
   userRow,
 } from './marketbob-database.js';
 
 /** The follow bound the issue sets: a change in MarketBob shows in our answers within 5 s of its commit. */
-const FOLLOW_BOUND_MS = 5_000;
-
-/** Asks again (every 50 ms) until `check` passes, failing with its last error once the bound has passed. */
-async function eventually(check: () => Promise<void>, withinMs = FOLLOW_BOUND_MS): Promise<void> {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** MarketBob's wall clock now (its APP_TIMEZONE is UTC here), as Laravel writes `updated_at`. */
-const now = () => new Date().toISOString().slice(0, 19).replace('T', ' ');
 
 describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('marketbob follower (%s)', (kind) => {
   let database: MarketbobTestDatabase;
@@ -97,15 +81,15 @@ describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('marketbob follower (%s)', 
     test.app.inject({ method: 'GET', url: '/api/account/details', headers: { 'x-api-key': key } });
 
   it('a new sale validates, and stops validating once refunded or cancelled', async () => {
-    const stamp = now();
+    const stamp = marketbobNow();
     const sale = await insertPurchase(database, { id: item, authorId: seller }, buyer, {
       sale: { created_at: stamp, updated_at: stamp },
       purchase: { created_at: stamp, updated_at: stamp },
     });
     await eventually(async () => expect((await validate(sale.code)).statusCode).toBe(200));
 
-    await database.update('sales', sale.saleId, { status: 2, updated_at: now() });
-    await database.update('purchases', sale.id, { status: 2, updated_at: now() });
+    await database.update('sales', sale.saleId, { status: 2, updated_at: marketbobNow() });
+    await database.update('purchases', sale.id, { status: 2, updated_at: marketbobNow() });
     await eventually(async () => {
       const answer = await validate(sale.code);
       expect(answer.statusCode).toBe(404);
@@ -113,17 +97,17 @@ describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('marketbob follower (%s)', 
     });
 
     const other = await insertPurchase(database, { id: item, authorId: seller }, buyer, {
-      purchase: { created_at: now(), updated_at: now() },
+      purchase: { created_at: marketbobNow(), updated_at: marketbobNow() },
     });
     await eventually(async () => expect((await validate(other.code)).statusCode).toBe(200));
-    await database.update('purchases', other.id, { status: 3, updated_at: now() });
+    await database.update('purchases', other.id, { status: 3, updated_at: marketbobNow() });
     await eventually(async () => expect((await validate(other.code)).statusCode).toBe(404));
   });
 
   it('a regenerated key works and the old one answers 401 at once (no grace)', async () => {
     expect((await details(sellerKey)).statusCode).toBe(200);
     const fresh = newApiKey();
-    await database.update('users', seller, { api_key: fresh, updated_at: now() });
+    await database.update('users', seller, { api_key: fresh, updated_at: marketbobNow() });
     await eventually(async () => {
       expect((await details(fresh)).statusCode).toBe(200);
       const old = await details(sellerKey);
@@ -158,25 +142,25 @@ describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('marketbob follower (%s)', 
         url: `/api/items/item?item_id=${item}`,
         headers: { 'x-api-key': sellerKey },
       });
-    await database.update('items', item, { regular_price: 25, updated_at: now() });
+    await database.update('items', item, { regular_price: 25, updated_at: marketbobNow() });
     await eventually(async () => {
       const answer = await one();
       expect(answer.statusCode).toBe(200);
       expect((answer.json() as { item: { price: unknown } }).item.price).toEqual({ regular: 25 + 3, extended: 49 + 4 });
     });
-    await database.update('items', item, { status: 2, updated_at: now() });
+    await database.update('items', item, { status: 2, updated_at: marketbobNow() });
     await eventually(async () => expect((await one()).body).toBe('{"status":"error","msg":"Item Not Found"}'));
   });
 
   it('a banned user: their key answers 401', async () => {
-    await database.update('users', seller, { status: 0, updated_at: now() });
+    await database.update('users', seller, { status: 0, updated_at: marketbobNow() });
     await eventually(async () => expect((await details(sellerKey)).statusCode).toBe(401));
-    await database.update('users', seller, { status: 1, updated_at: now() });
+    await database.update('users', seller, { status: 1, updated_at: marketbobNow() });
     await eventually(async () => expect((await details(sellerKey)).statusCode).toBe(200));
   });
 
   it('many rows saved in the same second: every one is read, page after page', async () => {
-    const stamp = now();
+    const stamp = marketbobNow();
     const sales: { id: number; code: string }[] = [];
     for (let n = 0; n < 5; n++) {
       sales.push(
@@ -256,7 +240,7 @@ describe.skipIf(!TEST_MARIADB_URL)('marketbob follower: the source going away an
     await proxy.refuse();
     // Rows committed while the bridge cannot see them.
     const during = await insertPurchase(database, { id: item, authorId: seller }, seller, {
-      purchase: { created_at: now(), updated_at: now() },
+      purchase: { created_at: marketbobNow(), updated_at: marketbobNow() },
     });
     await eventually(async () => expect(lines(/cannot follow the source/)).toHaveLength(1));
     const details = await test.app.inject({

@@ -7,12 +7,11 @@ import {
   insertSettings,
   itemRow,
   type MarketbobTestDatabase,
+  marketbobNow,
   newApiKey,
   TEST_MARIADB_URL,
   userRow,
 } from './marketbob-database.js';
-
-const now = () => new Date().toISOString().slice(0, 19).replace('T', ' ');
 
 describe.skipIf(!TEST_MARIADB_URL)('npm start with MARKETBOB_DATABASE_URL', () => {
   let database: MarketbobTestDatabase;
@@ -58,7 +57,7 @@ describe.skipIf(!TEST_MARIADB_URL)('npm start with MARKETBOB_DATABASE_URL', () =
       { id: Number(item?.id), authorId: Number(seller?.id) },
       Number(seller?.id),
       {
-        purchase: { created_at: now(), updated_at: now() },
+        purchase: { created_at: marketbobNow(), updated_at: marketbobNow() },
       },
     );
     await server.waitFor(/marketbob: changes applied/, 5_000);

@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { Config } from '../config.js';
 import { exportNdjson } from '../exporter/export-ndjson.js';
-import { exemptFromRequestTimeout } from '../http/request-timeout-exemption.js';
+import { exemptFromRequestTimeout } from '../server/request-timeout-exemption.js';
 import type { ImportCounts } from '../importer/import-ndjson.js';
 import { importReport } from '../importer/import-report.js';
 import { rotateAccountKey } from '../keys/account-keys.js';

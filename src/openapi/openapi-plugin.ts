@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config, VariantConfig } from '../config.js';
-import type { VariantResolver } from '../http/variant-runtime.js';
+import type { VariantResolver } from '../variants/variant-runtime.js';
 import { docsLanguages } from './docs-languages.js';
 import { DOCS_SECURITY_HEADERS, docsCss, docsHtml, docsStartScript, swaggerUiAssets } from './docs-page.js';
 import { buildOpenApiDocument } from './openapi-document.js';

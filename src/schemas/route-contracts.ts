@@ -19,7 +19,7 @@ export interface RouteParam {
  */
 export interface RouteContract {
   readonly method: 'GET' | 'POST';
-  /** Relative to a variant's base, as in src/http/routes. */
+  /** Relative to a variant's base, as in src/api/routes. */
   readonly path: string;
   readonly operationId: string;
   readonly summary: string;

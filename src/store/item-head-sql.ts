@@ -9,7 +9,7 @@ import type { Dialect } from './dialect.js';
  * serialising in the process (a 10,000-item list in half the time, measured in bench/README.md).
  * It must give the very same text: both stores' JSON quoting escapes exactly what JSON.stringify
  * does (`"`, `\`, and control characters, short forms first), which
- * test/http/items-all-text.test.ts checks through the API on both stores.
+ * test/api/items-all-text.test.ts checks through the API on both stores.
  */
 export function itemHeadSql(dialect: Dialect): RawBuilder<string> {
   const quoted = (column: string) =>

@@ -7,7 +7,7 @@ import { Eta } from 'eta';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { AccountRow } from '../domain/records.js';
-import type { VariantResolver } from '../http/variant-runtime.js';
+import type { VariantResolver } from '../variants/variant-runtime.js';
 import { rotateAccountKey } from '../keys/account-keys.js';
 import { decryptApiKey } from '../keys/api-keys.js';
 import type { KeyMaterial } from '../keys/server-secret.js';

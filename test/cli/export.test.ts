@@ -13,7 +13,7 @@ import { readSnapshot } from '../../src/store/snapshot.js';
 import { cleanEnv, runCli } from '../helpers/processes.js';
 import { createTestApp, TEST_STORES, type TestApp, VARIANTS } from '../helpers/test-app.js';
 import { TEST_SECRET_KEY } from '../helpers/test-database.js';
-import { ALL_LINES, UNKNOWN_KEY } from '../http/fixtures.js';
+import { ALL_LINES, UNKNOWN_KEY } from '../api/fixtures.js';
 
 type Line = Record<string, unknown>;
 const linesOf = (type: string) => (ALL_LINES as Line[]).filter((line) => line.type === type);

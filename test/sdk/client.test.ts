@@ -11,7 +11,7 @@ import {
   KEYS,
   PURCHASES,
   UNKNOWN_KEY,
-} from '../http/fixtures.js';
+} from '../api/fixtures.js';
 
 /** What a call threw, for assertions on the error's fields. */
 async function thrown(call: Promise<unknown>): Promise<MarketplaceApiError> {

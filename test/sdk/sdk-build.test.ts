@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSdk } from '../../src/schemas/build-sdk.js';
 import { sdkContractSource } from '../../src/schemas/typescript-source.js';
 import { createTestApp, TEST_STORES, type TestApp, VARIANTS } from '../helpers/test-app.js';
-import { ALL_LINES, ITEMS, KEYS, PURCHASES } from '../http/fixtures.js';
+import { ALL_LINES, ITEMS, KEYS, PURCHASES } from '../api/fixtures.js';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');

@@ -11,7 +11,7 @@ import { StoreUnavailableError } from '../../src/store/store.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
 import { createTestApp, TEST_STORES, type TestApp, VARIANTS } from '../helpers/test-app.js';
 import { TEST_POSTGRES_URL } from '../helpers/test-database.js';
-import { expectError } from '../http/http-assertions.js';
+import { expectError } from '../api/http-assertions.js';
 
 /**
  * The store failing under a running app, for real: the SQLite file locked by another writer or

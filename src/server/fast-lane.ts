@@ -9,14 +9,14 @@ import secureJsonParse from 'secure-json-parse';
 import type { BudgetState } from '../limits/limits.js';
 import type { RouteMetrics, ServiceMetrics } from '../metrics/service-metrics.js';
 import type { Admission } from './admission.js';
-import type { AnswerApiRequest } from './api-answer.js';
-import type { ApiRequest } from './api-request.js';
+import type { AnswerApiRequest } from '../api/api-answer.js';
+import type { ApiRequest } from '../api/api-request.js';
 import { BODY_LIMIT } from './body-limit.js';
-import type { Endpoint } from './endpoint.js';
+import type { Endpoint } from '../api/endpoint.js';
 import { answerServerError } from './error-handling.js';
-import { type JsonReply, sendError } from './reply.js';
+import { type JsonReply, sendError } from '../api/reply.js';
 import { requestIdOf } from './request-id.js';
-import type { VariantResolver, VariantRuntime } from './variant-runtime.js';
+import type { VariantResolver, VariantRuntime } from '../variants/variant-runtime.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -2,10 +2,10 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import { StoreUnavailableError } from '../store/store.js';
-import { ApiError } from './api-error.js';
-import { type JsonReply, sendError } from './reply.js';
+import { ApiError } from '../api/api-error.js';
+import { type JsonReply, sendError } from '../api/reply.js';
 import { answerUnrouted, variantOf } from './routing-errors.js';
-import type { VariantResolver, VariantRuntime } from './variant-runtime.js';
+import type { VariantResolver, VariantRuntime } from '../variants/variant-runtime.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,6 +1,6 @@
 import type { VariantConfig } from '../config.js';
-import { type ErrorKind, errorStatus } from '../variants/error-kinds.js';
-import { keptBytes } from './body-bytes.js';
+import { type ErrorKind, errorStatus } from './error-kinds.js';
+import { keptBytes } from './kept-bytes.js';
 
 /** A configured variant with everything it answers prebuilt once: error bodies, the success envelope's head. */
 export interface VariantRuntime {

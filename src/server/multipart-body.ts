@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { Busboy, type BusboyInstance } from '@fastify/busboy';
 import type { FastifyRequest } from 'fastify';
-import { ApiError } from './api-error.js';
+import { ApiError } from '../api/api-error.js';
 import { BODY_LIMIT } from './body-limit.js';
 
 /** What a multipart body gives the parameter reader: each field's value, or values when repeated. */

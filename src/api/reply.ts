@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { type ErrorKind, errorKinds } from '../variants/error-kinds.js';
-import type { VariantRuntime } from './variant-runtime.js';
+import type { VariantRuntime } from '../variants/variant-runtime.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 

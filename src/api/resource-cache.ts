@@ -9,8 +9,8 @@ import {
 } from '../domain/serialize.js';
 import type { CacheMetrics, ServiceMetrics } from '../metrics/service-metrics.js';
 import type { Store } from '../store/store.js';
-import { keptBytes } from './body-bytes.js';
-import type { VariantRuntime } from './variant-runtime.js';
+import { keptBytes } from '../variants/kept-bytes.js';
+import type { VariantRuntime } from '../variants/variant-runtime.js';
 
 /** What the hot path needs of an account: who it is, whether it may call, and its answer per variant. */
 export interface CachedAccount {

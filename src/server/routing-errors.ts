@@ -4,12 +4,12 @@ import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorKind } from '../variants/error-kinds.js';
 import { errorKinds } from '../variants/error-kinds.js';
-import type { Endpoint } from './endpoint.js';
-import { sendError } from './reply.js';
+import type { Endpoint } from '../api/endpoint.js';
+import { sendError } from '../api/reply.js';
 import { requestIdOf } from './request-id.js';
 import { isExemptFromRequestTimeout } from './request-timeout-exemption.js';
-import { endpoints } from './routes/index.js';
-import type { VariantResolver, VariantRuntime } from './variant-runtime.js';
+import { endpoints } from '../api/routes/index.js';
+import type { VariantResolver, VariantRuntime } from '../variants/variant-runtime.js';
 
 export function pathOf(url: string): string {
   const query = url.indexOf('?');

@@ -1,21 +1,21 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { ADMIN_PREFIX, adminPlugin } from './admin/admin-plugin.js';
+import apiRoutes from './api/api-routes.js';
+import { endpoints } from './api/routes/index.js';
 import type { Config } from './config.js';
 import { healthPlugin } from './health/health-plugin.js';
-import accessLog from './server/access-log.js';
-import admission from './server/admission.js';
-import apiRoutes from './api/api-routes.js';
-import errorHandling from './server/error-handling.js';
-import { FastLane } from './server/fast-lane.js';
-import requestId from './server/request-id.js';
-import { endpoints } from './api/routes/index.js';
-import { createServerOptions } from './server/server-options.js';
-import { createVariantResolver } from './variants/variant-runtime.js';
 import type { KeyMaterial } from './keys/server-secret.js';
 import { requestMetricsPlugin } from './metrics/request-metrics-plugin.js';
 import { createServiceMetrics, type ServiceMetrics } from './metrics/service-metrics.js';
 import { openApiPlugin } from './openapi/openapi-plugin.js';
+import accessLog from './server/access-log.js';
+import admission from './server/admission.js';
+import errorHandling from './server/error-handling.js';
+import { FastLane } from './server/fast-lane.js';
+import requestId from './server/request-id.js';
+import { createServerOptions } from './server/server-options.js';
 import type { Store } from './store/store.js';
+import { createVariantResolver } from './variants/variant-runtime.js';
 import { workspacePlugin } from './web/workspace-plugin.js';
 
 export interface AppOptions {

@@ -1,8 +1,8 @@
+import type { VariantRuntime } from '../variants/variant-runtime.js';
 import { ApiError } from './api-error.js';
 import type { ApiRequest } from './api-request.js';
 import type { Endpoint, EndpointContext } from './endpoint.js';
 import { type JsonReply, sendError, sendJson } from './reply.js';
-import type { VariantRuntime } from '../variants/variant-runtime.js';
 
 /** Answers one API request with its endpoint (see createApiAnswerer). */
 export type AnswerApiRequest = (

@@ -1,10 +1,10 @@
 import type { LimitsConfig } from '../config.js';
+import { clientIdOf } from '../limits/client-id.js';
+import type { BudgetState, Limits } from '../limits/limits.js';
+import type { ErrorKind } from '../variants/error-kinds.js';
 import { ApiError } from './api-error.js';
 import type { ApiRequest } from './api-request.js';
 import type { JsonReply } from './reply.js';
-import type { ErrorKind } from '../variants/error-kinds.js';
-import { clientIdOf } from '../limits/client-id.js';
-import type { BudgetState, Limits } from '../limits/limits.js';
 
 declare module 'fastify' {
   /** Fastify's request carries the fields ApiRequest adds to it (decorated at admission). */

@@ -5,15 +5,15 @@ import { digestApiKey } from '../keys/api-keys.js';
 import { createKeyUsage } from '../keys/key-usage.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
-import { type Store, unavailableReason } from '../store/store.js';
-import { createApiAnswerer } from './api-answer.js';
 import { BODY_LIMIT } from '../server/body-limit.js';
-import type { Endpoint, EndpointContext } from './endpoint.js';
 import type { FastLane } from '../server/fast-lane.js';
 import { parseMultipart } from '../server/multipart-body.js';
+import { type Store, unavailableReason } from '../store/store.js';
+import type { VariantResolver, VariantRuntime } from '../variants/variant-runtime.js';
+import { createApiAnswerer } from './api-answer.js';
+import type { Endpoint, EndpointContext } from './endpoint.js';
 import { ResourceCache } from './resource-cache.js';
 import { endpoints } from './routes/index.js';
-import type { VariantResolver, VariantRuntime } from '../variants/variant-runtime.js';
 
 export interface ApiRoutesOptions {
   readonly config: Config;

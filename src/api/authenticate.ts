@@ -1,8 +1,8 @@
+import type { VariantRuntime } from '../variants/variant-runtime.js';
 import { ApiError } from './api-error.js';
 import type { ApiRequest } from './api-request.js';
 import type { EndpointContext } from './endpoint.js';
 import type { CachedAccount } from './resource-cache.js';
-import type { VariantRuntime } from '../variants/variant-runtime.js';
 
 /**
  * The active account that owns the key; 401 for a key that is unknown, replaced, or whose account

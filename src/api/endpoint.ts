@@ -1,10 +1,10 @@
 import type { KeyUsage } from '../keys/key-usage.js';
-import type { ApiLimits } from './api-limits.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
+import type { VariantRuntime } from '../variants/variant-runtime.js';
+import type { ApiLimits } from './api-limits.js';
 import type { ApiRequest } from './api-request.js';
 import type { AnswerBody } from './reply.js';
 import type { ResourceCache } from './resource-cache.js';
-import type { VariantRuntime } from '../variants/variant-runtime.js';
 
 /** What every endpoint may use, built once per app. */
 export interface EndpointContext {

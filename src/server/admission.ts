@@ -1,14 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import type { Config } from '../config.js';
 import { type ApiLimits, createApiLimits } from '../api/api-limits.js';
+import type { ApiRequest } from '../api/api-request.js';
+import { type JsonReply, sendError } from '../api/reply.js';
+import type { Config } from '../config.js';
 import { createLimits, type Limits } from '../limits/limits.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
-import type { ApiRequest } from '../api/api-request.js';
-import { BODY_LIMIT } from './body-limit.js';
-import { type JsonReply, sendError } from '../api/reply.js';
-import { variantOf } from './routing-errors.js';
 import type { VariantResolver, VariantRuntime } from '../variants/variant-runtime.js';
+import { BODY_LIMIT } from './body-limit.js';
+import { variantOf } from './routing-errors.js';
 
 /** What the API routes ask of admission: a hook per route, and a word about each failure. */
 export interface Admission {

@@ -1,11 +1,11 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import type { ServiceMetrics } from '../metrics/service-metrics.js';
-import { StoreUnavailableError } from '../store/store.js';
 import { ApiError } from '../api/api-error.js';
 import { type JsonReply, sendError } from '../api/reply.js';
-import { answerUnrouted, variantOf } from './routing-errors.js';
+import type { ServiceMetrics } from '../metrics/service-metrics.js';
+import { StoreUnavailableError } from '../store/store.js';
 import type { VariantResolver, VariantRuntime } from '../variants/variant-runtime.js';
+import { answerUnrouted, variantOf } from './routing-errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -6,17 +6,17 @@ import { parse as parseQuery } from 'fast-querystring';
 import type { FastifyBaseLogger } from 'fastify';
 
 import secureJsonParse from 'secure-json-parse';
-import type { BudgetState } from '../limits/limits.js';
-import type { RouteMetrics, ServiceMetrics } from '../metrics/service-metrics.js';
-import type { Admission } from './admission.js';
 import type { AnswerApiRequest } from '../api/api-answer.js';
 import type { ApiRequest } from '../api/api-request.js';
-import { BODY_LIMIT } from './body-limit.js';
 import type { Endpoint } from '../api/endpoint.js';
-import { answerServerError } from './error-handling.js';
 import { type JsonReply, sendError } from '../api/reply.js';
-import { requestIdOf } from './request-id.js';
+import type { BudgetState } from '../limits/limits.js';
+import type { RouteMetrics, ServiceMetrics } from '../metrics/service-metrics.js';
 import type { VariantResolver, VariantRuntime } from '../variants/variant-runtime.js';
+import type { Admission } from './admission.js';
+import { BODY_LIMIT } from './body-limit.js';
+import { answerServerError } from './error-handling.js';
+import { requestIdOf } from './request-id.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ErrorKind } from '../variants/error-kinds.js';
-import { errorKinds } from '../variants/error-kinds.js';
 import type { Endpoint } from '../api/endpoint.js';
 import { sendError } from '../api/reply.js';
+import { endpoints } from '../api/routes/index.js';
+import type { ErrorKind } from '../variants/error-kinds.js';
+import { errorKinds } from '../variants/error-kinds.js';
+import type { VariantResolver, VariantRuntime } from '../variants/variant-runtime.js';
 import { requestIdOf } from './request-id.js';
 import { isExemptFromRequestTimeout } from './request-timeout-exemption.js';
-import { endpoints } from '../api/routes/index.js';
-import type { VariantResolver, VariantRuntime } from '../variants/variant-runtime.js';
 
 export function pathOf(url: string): string {
   const query = url.indexOf('?');

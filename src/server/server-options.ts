@@ -1,11 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import { type FastifyBaseLogger, type FastifyHttpOptions, type FastifyReply, LogController } from 'fastify';
+import { sendError } from '../api/reply.js';
+import type { VariantResolver } from '../variants/variant-runtime.js';
 import { BODY_LIMIT } from './body-limit.js';
 import type { FastLane } from './fast-lane.js';
-import { sendError } from '../api/reply.js';
 import { requestIdOf } from './request-id.js';
 import { answerClientError, variantOf } from './routing-errors.js';
-import type { VariantResolver } from '../variants/variant-runtime.js';
 
 /**
  * The Fastify options the app is built with: only what can be given at construction (logging,

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NEGATIVE_CACHE_ENTRIES, ResourceCache, UNKNOWN_CODE_ENTRIES } from '../../src/api/resource-cache.js';
-import { createVariantRuntime } from '../../src/variants/variant-runtime.js';
 import { digestApiKey } from '../../src/keys/api-keys.js';
 import type { Store } from '../../src/store/store.js';
+import { createVariantRuntime } from '../../src/variants/variant-runtime.js';
 import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
 import { accountLine, itemLine, purchaseLine } from './store-lines.js';
 

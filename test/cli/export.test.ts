@@ -10,10 +10,10 @@ import { importNdjson } from '../../src/importer/import-ndjson.js';
 import { decryptApiKey } from '../../src/keys/api-keys.js';
 import { deriveKeyMaterial } from '../../src/keys/server-secret.js';
 import { readSnapshot } from '../../src/store/snapshot.js';
+import { ALL_LINES, UNKNOWN_KEY } from '../api/fixtures.js';
 import { cleanEnv, runCli } from '../helpers/processes.js';
 import { createTestApp, TEST_STORES, type TestApp, VARIANTS } from '../helpers/test-app.js';
 import { TEST_SECRET_KEY } from '../helpers/test-database.js';
-import { ALL_LINES, UNKNOWN_KEY } from '../api/fixtures.js';
 
 type Line = Record<string, unknown>;
 const linesOf = (type: string) => (ALL_LINES as Line[]).filter((line) => line.type === type);

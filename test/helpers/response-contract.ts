@@ -2,10 +2,10 @@ import type { TSchema } from '@sinclair/typebox';
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Config } from '../../src/config.js';
-import { createVariantResolver } from '../../src/variants/variant-runtime.js';
 import { MAX_DECIMALS } from '../../src/schemas/resource-schemas.js';
 import { routeResponseSchemas, unroutedResponseSchemas } from '../../src/schemas/response-schemas.js';
 import { type RouteContract, routeContracts } from '../../src/schemas/route-contracts.js';
+import { createVariantResolver } from '../../src/variants/variant-runtime.js';
 import type { VariantTexts } from '../../src/variants/variant-texts.js';
 
 /**

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { rotateAccountKey } from '../../src/keys/account-keys.js';
 import { createKeyUsage } from '../../src/keys/key-usage.js';
-import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
 import { accountLine } from '../api/store-lines.js';
+import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
 
 const KEY = 'usage-key-0123456789abcdef';
 

@@ -4,9 +4,9 @@ import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_ITEM_ID, DEMO_PURCHASE_CODE } from '../../src/demo/demo-data.js';
 import { shippedOpenApiFiles } from '../../src/openapi/openapi-files.js';
-import { createTestApp, TEST_STORES, type TestApp, VARIANTS } from '../helpers/test-app.js';
 import { ALL_LINES, ITEMS, KEYS, PURCHASES, UNKNOWN_KEY } from '../api/fixtures.js';
 import { form, multipart, url } from '../api/http-assertions.js';
+import { createTestApp, TEST_STORES, type TestApp, VARIANTS } from '../helpers/test-app.js';
 
 // A parsed OpenAPI document, read freely by the assertions below.
 // biome-ignore lint/suspicious/noExplicitAny: the document is JSON of no declared type

@@ -6,9 +6,9 @@ import { loadConfig } from '../../src/config.js';
 import { importNdjson } from '../../src/importer/import-ndjson.js';
 import { loadKeyMaterial } from '../../src/keys/key-material.js';
 import { openStore } from '../../src/store/open-store.js';
+import { ALL_LINES, KEYS, PURCHASES } from '../api/fixtures.js';
 import { cleanEnv, type Running, runCli, startNode } from '../helpers/processes.js';
 import { createTestDatabase, TEST_STORES, type TestDatabase } from '../helpers/test-database.js';
-import { ALL_LINES, KEYS, PURCHASES } from '../api/fixtures.js';
 
 /** How soon every instance must see a change made elsewhere (issue 3), and how often it is asked. */
 const WITHIN_MS = 1000;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, TEST_STORES, type TestApp, VARIANTS } from '../helpers/test-app.js';
 import { ALL_LINES, KEYS, PURCHASES } from '../api/fixtures.js';
 import { url } from '../api/http-assertions.js';
+import { createTestApp, TEST_STORES, type TestApp, VARIANTS } from '../helpers/test-app.js';
 
 type Json = Record<string, unknown>;
 

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, MarketplaceApiError } from '../../sdk/dist/index.js';
-import { createTestApp, TEST_STORES, type TestApp, VARIANTS } from '../helpers/test-app.js';
 import {
   ACCOUNTS,
   ALICE_APPROVED_NEWEST_FIRST,
@@ -12,6 +11,7 @@ import {
   PURCHASES,
   UNKNOWN_KEY,
 } from '../api/fixtures.js';
+import { createTestApp, TEST_STORES, type TestApp, VARIANTS } from '../helpers/test-app.js';
 
 /** What a call threw, for assertions on the error's fields. */
 async function thrown(call: Promise<unknown>): Promise<MarketplaceApiError> {

@@ -6,8 +6,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSdk } from '../../src/schemas/build-sdk.js';
 import { sdkContractSource } from '../../src/schemas/typescript-source.js';
-import { createTestApp, TEST_STORES, type TestApp, VARIANTS } from '../helpers/test-app.js';
 import { ALL_LINES, ITEMS, KEYS, PURCHASES } from '../api/fixtures.js';
+import { createTestApp, TEST_STORES, type TestApp, VARIANTS } from '../helpers/test-app.js';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');

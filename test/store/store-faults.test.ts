@@ -8,10 +8,10 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withDefaultUser } from '../../src/store/postgres.js';
 import { StoreUnavailableError } from '../../src/store/store.js';
+import { expectError } from '../api/http-assertions.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
 import { createTestApp, TEST_STORES, type TestApp, VARIANTS } from '../helpers/test-app.js';
 import { TEST_POSTGRES_URL } from '../helpers/test-database.js';
-import { expectError } from '../api/http-assertions.js';
 
 /**
  * The store failing under a running app, for real: the SQLite file locked by another writer or

@@ -1,22 +1,32 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { ADMIN_PREFIX, adminPlugin } from './admin/admin-plugin.js';
-import apiRoutes from './api/api-routes.js';
-import { endpoints } from './api/routes/index.js';
+import { createApi } from './api/api.js';
 import type { Config } from './config.js';
 import { healthPlugin } from './health/health-plugin.js';
 import type { KeyMaterial } from './keys/server-secret.js';
+import { createLimits, type Limits } from './limits/limits.js';
 import { requestMetricsPlugin } from './metrics/request-metrics-plugin.js';
 import { createServiceMetrics, type ServiceMetrics } from './metrics/service-metrics.js';
 import { openApiPlugin } from './openapi/openapi-plugin.js';
 import accessLog from './server/access-log.js';
-import admission from './server/admission.js';
+import { ApiDoor } from './server/api-door.js';
 import errorHandling from './server/error-handling.js';
-import { FastLane } from './server/fast-lane.js';
 import requestId from './server/request-id.js';
+import { applyServerLimits } from './server/server-limits.js';
 import { createServerOptions } from './server/server-options.js';
 import type { Store } from './store/store.js';
 import { createVariantResolver } from './variants/variant-runtime.js';
 import { workspacePlugin } from './web/workspace-plugin.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * The budgets' machinery the API and the workspace count with (shared through Redis when
+     * REDIS_URL is set): operators' tools and tests flush it.
+     */
+    limits: Limits;
+  }
+}
 
 export interface AppOptions {
   readonly config: Config;
@@ -32,25 +42,39 @@ export interface AppOptions {
 }
 
 /**
- * Builds the HTTP app over an open store from its plugins: error handling and admission at the
- * root, then each surface. `main.ts` runs it; tests build it the same way.
+ * Builds the HTTP app over an open store: the API behind its door (src/server/api-door.ts), and
+ * Fastify for the other surfaces (health, docs, the workspace, the admin API). `main.ts` runs it;
+ * tests build it the same way and reach it through the same server (see `app.server`).
  */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, store, keys, logger } = options;
   const metrics = options.metrics ?? createServiceMetrics();
   const resolver = createVariantResolver(config.variants);
-  const lane = new FastLane();
-  const app = Fastify(createServerOptions(logger, resolver, config.trustProxy, lane));
-  app.decorate('fastLane', lane);
+  const limits = createLimits({ redisUrl: config.redis?.url, redisKeyPrefix: config.redis?.keyPrefix, logger });
+  const api = createApi({
+    config,
+    store,
+    keys,
+    resolver,
+    metrics,
+    limits,
+    warn: (error, message) => logger.warn({ err: error }, message),
+  });
+  const door = new ApiDoor({ api, resolver, trustProxy: config.trustProxy, metrics, log: logger });
+  const app = Fastify(createServerOptions(logger, resolver, config.trustProxy, door));
+  applyServerLimits(app.server, config.server);
+  app.decorate('limits', limits);
+  app.addHook('onClose', async () => {
+    await api.close();
+    await limits.close();
+  });
   await app.register(requestId);
   await app.register(errorHandling, { resolver, metrics });
-  await app.register(admission, { config, resolver, metrics });
   await app.register(accessLog);
-  await app.register(requestMetricsPlugin, { metrics, endpointPaths: endpoints.map((endpoint) => endpoint.path) });
-  await app.register(apiRoutes, { config, store, keys, resolver, metrics, lane });
+  await app.register(requestMetricsPlugin, { metrics });
   await app.register(healthPlugin, { store, isShuttingDown: options.isShuttingDown });
   await app.register(openApiPlugin, { config, resolver });
-  await app.register(workspacePlugin, { config, store, keys, resolver });
+  await app.register(workspacePlugin, { config, store, keys, resolver, limits });
   await app.register(adminPlugin, {
     prefix: ADMIN_PREFIX,
     config,

@@ -6,15 +6,6 @@ import { ApiError } from './api-error.js';
 import type { ApiRequest } from './api-request.js';
 import type { JsonReply } from './reply.js';
 
-declare module 'fastify' {
-  /** Fastify's request carries the fields ApiRequest adds to it (decorated at admission). */
-  interface FastifyRequest {
-    limitsClient: string;
-    limitsKeyClient: string | undefined;
-    limitsState: BudgetState | undefined;
-  }
-}
-
 /** Failures that spend a budget: guessing keys, purchase codes or item ids. */
 export const COUNTED_FAILURES: ReadonlySet<ErrorKind> = new Set([
   'invalidRequest',

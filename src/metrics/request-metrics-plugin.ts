@@ -4,25 +4,18 @@ import type { RouteMetrics, ServiceMetrics } from './service-metrics.js';
 
 export interface RequestMetricsOptions {
   readonly metrics: ServiceMetrics;
-  /** The API's endpoint paths (relative to a variant's base): their routes are labelled by path, whatever the base. */
-  readonly endpointPaths: readonly string[];
-}
-
-/** The endpoint label of a route: an API endpoint's path without its variant's base, else the route's own pattern. */
-function endpointLabel(url: string, endpointPaths: readonly string[]): string {
-  return endpointPaths.find((path) => url.endsWith(path)) ?? url;
 }
 
 /**
- * Counts every answered request by endpoint, variant and status, and times it. Registered
+ * Counts every request Fastify answers (the API door counts its own) by route, variant and status, and times it. Registered
  * before the routes: each route gets its own onResponse hook with its labels resolved once (its
  * variant is known after admission, so one recorder per variant is kept per route). Requests no
  * route took (404, 405) count under endpoint `unrouted`. Labels are patterns, never values.
  */
 export const requestMetricsPlugin = fp(
-  async (app: FastifyInstance, { metrics, endpointPaths }: RequestMetricsOptions) => {
+  async (app: FastifyInstance, { metrics }: RequestMetricsOptions) => {
     app.addHook('onRoute', (route) => {
-      const endpoint = endpointLabel(route.url, endpointPaths);
+      const endpoint = route.url;
       const byVariant = new Map<string, RouteMetrics>();
       const record: onResponseHookHandler = (request, reply, done) => {
         const variant = request.variant?.config.lang ?? 'none';

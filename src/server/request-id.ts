@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
@@ -7,18 +7,33 @@ import fastifyPlugin from 'fastify-plugin';
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * The request's id (Fastify's `genReqId`): the client's `X-Request-Id` when it is sane (1 to 128
- * characters of `A-Za-z0-9._:-`), else a new UUID. A proxy's or client's id then follows the
- * request through our log lines.
+ * Ids of our own are UUID-shaped (RFC 9562 version 8: the layout is ours): 80 random bits drawn
+ * once per process, so that no two processes or instances share them, then a 48-bit counter.
+ * Unique without a random source per request, which on these machines cost as much as a route.
  */
-export function requestIdOf(request: IncomingMessage): string {
-  const given = request.headers['x-request-id'];
-  return typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID();
+const processBits = randomBytes(10).toString('hex');
+const PREFIX = `${processBits.slice(0, 8)}-${processBits.slice(8, 12)}-8${processBits.slice(12, 15)}-a${processBits.slice(15, 18)}-${processBits.slice(18, 20)}`;
+let issued = 0;
+
+/** A new id: the process's prefix and the next count, in hex (10 digits: a trillion ids). */
+export function newRequestId(): string {
+  issued += 1;
+  return PREFIX + issued.toString(16).padStart(10, '0');
 }
 
 /**
- * `X-Request-Id` on every answer, set as the request arrives so that answers made in any later
- * hook carry it too. Registered first, at the root (fastify-plugin).
+ * The request's id: the client's `X-Request-Id` when it is sane (1 to 128 characters of
+ * `A-Za-z0-9._:-`), else a new one. A proxy's or client's id then follows the request through our
+ * log lines. The API door and Fastify (`genReqId`) both take it from here.
+ */
+export function requestIdOf(request: IncomingMessage): string {
+  const given = request.headers['x-request-id'];
+  return typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : newRequestId();
+}
+
+/**
+ * `X-Request-Id` on every Fastify answer, set as the request arrives so that answers made in any
+ * later hook carry it too. Registered first, at the root (fastify-plugin).
  */
 async function requestId(app: FastifyInstance): Promise<void> {
   app.addHook('onRequest', (request, reply, done) => {

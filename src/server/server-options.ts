@@ -2,37 +2,44 @@ import { createServer, type Server } from 'node:http';
 import { type FastifyBaseLogger, type FastifyHttpOptions, type FastifyReply, LogController } from 'fastify';
 import { sendError } from '../api/reply.js';
 import type { VariantResolver } from '../variants/variant-runtime.js';
+import type { ApiDoor } from './api-door.js';
 import { BODY_LIMIT } from './body-limit.js';
-import type { FastLane } from './fast-lane.js';
+import { answerClientError } from './client-errors.js';
+import { variantOf } from './error-handling.js';
 import { requestIdOf } from './request-id.js';
-import { answerClientError, variantOf } from './routing-errors.js';
 
 /**
  * The Fastify options the app is built with: only what can be given at construction (logging,
- * routing, the raw-socket and routing error handlers). Timeouts and limits are the admission
- * plugin's, which sets them on the server it is registered on. The server offers each request to
- * the fast lane first (see fast-lane.ts); what the lane does not take is Fastify's.
+ * routing, the raw-socket and routing error handlers). Timeouts and limits are set on the server
+ * by `server-limits`. The server hands every request to the API's door first (see api-door.ts):
+ * what is not under a variant's `/api` is Fastify's.
  */
 export function createServerOptions(
   logger: FastifyBaseLogger,
   resolver: VariantResolver,
   trustProxy: readonly string[],
-  lane: FastLane,
+  door: ApiDoor,
 ): FastifyHttpOptions<Server> {
   return {
-    // Node would answer an HTTP/1.1 request without Host itself, with an empty 400: the
-    // error-handling plugin answers it in the contract's envelope instead.
-    serverFactory: (fastify) =>
-      createServer({ requireHostHeader: false }, (request, response) => {
-        if (!lane.take(request, response)) fastify(request, response);
-      }),
+    serverFactory: (fastify) => {
+      const handle = (request: Parameters<typeof fastify>[0], response: Parameters<typeof fastify>[1]) => {
+        if (!door.take(request, response)) fastify(request, response);
+      };
+      // Node would answer an HTTP/1.1 request without Host itself, with an empty 400: the door and
+      // the error-handling plugin answer it in the contract's envelope instead.
+      const server = createServer({ requireHostHeader: false }, handle);
+      // Node answers an Expect it does not know with an empty 417 unless told otherwise; RFC 9110
+      // 10.1.1 lets a server ignore it, and so the request is answered as if it had none.
+      server.on('checkExpectation', handle);
+      return server;
+    },
     loggerInstance: logger,
     // `request.ip` is the client that the listed proxies (config trustProxy) saw, else the peer.
     trustProxy: trustProxy.length > 0 ? [...trustProxy] : false,
     // Access lines are the access-log plugin's, written without query strings.
     logController: new LogController({ disableRequestLogging: true }),
-    // No child logger per request (pino builds one with its bindings every time, a measurable
-    // share of a cheap request): the few lines written per request name their request id.
+    // No child logger per request (pino builds one with its bindings every time): the few lines
+    // written per request name their request id.
     childLoggerFactory: (rootLogger) => rootLogger,
     bodyLimit: BODY_LIMIT,
     // The client's X-Request-Id when sane, else a new one (see request-id.ts).

@@ -11,6 +11,7 @@ import { rotateAccountKey } from '../keys/account-keys.js';
 import { decryptApiKey } from '../keys/api-keys.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import { clientIdOf } from '../limits/client-id.js';
+import type { Limits } from '../limits/limits.js';
 import { createPasswordChecker, PasswordChecksBusyError } from '../passwords/password-checker.js';
 import { hashPassword, type PasswordCheck } from '../passwords/password-hash.js';
 import { type Store, StoreUnavailableError } from '../store/store.js';
@@ -28,6 +29,8 @@ export interface WorkspaceOptions {
   readonly keys: KeyMaterial;
   /** The app's variant resolver (built once, in buildApp). */
   readonly resolver: VariantResolver;
+  /** The limits machinery the API's budgets use: shared through Redis when REDIS_URL is set. */
+  readonly limits: Limits;
 }
 
 /** Every workspace response: never cached, never framed, no referrer, only our own scripts and styles. */
@@ -102,7 +105,7 @@ const field = (body: unknown, name: string): string => {
  */
 export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
   scope,
-  { config, store, keys, resolver },
+  { config, store, keys, resolver, limits },
 ) => {
   const root = packageRoot();
   const eta = new Eta({ views: join(root, 'web', 'views'), cache: true });
@@ -110,8 +113,7 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
     idleMinutes: config.workspace.sessionIdleMinutes,
     maxHours: config.workspace.sessionMaxHours,
   });
-  // The limits machinery the API's budgets use: shared through Redis when REDIS_URL is set.
-  const attempts = createLoginAttempts(scope.limits, config.workspace.loginAttempts);
+  const attempts = createLoginAttempts(limits, config.workspace.loginAttempts);
   // Checks in worker threads, a bounded queue; the dummy hash like most stored ones (read now).
   const passwords = createPasswordChecker({
     storedHashes: () => store.passwordHashSample(HASH_SAMPLE_SIZE),

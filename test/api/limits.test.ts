@@ -205,7 +205,6 @@ describe('a flood with one key from one client, under the shipped budgets', () =
   let t: TestApp;
   let port: number;
   beforeAll(async () => {
-    // At info: at debug the lane stays shut and Fastify answers everything.
     t = await createTestApp({ lines: ALL_LINES, logLevel: 'info' });
     const address = await t.app.listen({ host: '127.0.0.1', port: 0 });
     port = Number(new URL(address).port);
@@ -226,7 +225,6 @@ describe('a flood with one key from one client, under the shipped budgets', () =
     const max = defaultConfigFile.limits.keyRequests.max;
     // Under the server's maxRequestsPerSocket (10,000), so that no connection is cut mid-batch.
     const batch = 5_000;
-    const takenBefore = t.app.fastLane.taken;
     let refusal: RawAnswer | undefined;
     // Windows are aligned on the clock and one may turn mid-flood: the flood goes on until refused,
     // which the next window does after `max` more at the latest.
@@ -243,7 +241,6 @@ describe('a flood with one key from one client, under the shipped budgets', () =
     const [served] = await pipelined(INSTALL, 1);
     expect(served?.status).toBe(200);
     expect(JSON.parse(served?.body ?? '')).toMatchObject({ status: 'success' });
-    expect(t.app.fastLane.taken - takenBefore).toBeGreaterThan(max);
   });
 });
 

@@ -1,49 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Endpoint } from '../api/endpoint.js';
-import { sendError } from '../api/reply.js';
-import { endpoints } from '../api/routes/index.js';
 import type { ErrorKind } from '../variants/error-kinds.js';
 import { errorKinds } from '../variants/error-kinds.js';
 import type { VariantResolver, VariantRuntime } from '../variants/variant-runtime.js';
-import { requestIdOf } from './request-id.js';
+import { newRequestId, requestIdOf } from './request-id.js';
 import { isExemptFromRequestTimeout } from './request-timeout-exemption.js';
-
-export function pathOf(url: string): string {
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
-}
-
-function withoutTrailingSlash(path: string): string {
-  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
-}
-
-const endpointByPath = new Map<string, Endpoint>(endpoints.map((endpoint) => [endpoint.path, endpoint]));
-
-/** The variant a request is answered in: the one its route set, else the one its path and host fall under. */
-export function variantOf(resolver: VariantResolver, request: FastifyRequest): VariantRuntime {
-  return request.variant ?? resolver.forPath(pathOf(request.url), request.host).variant;
-}
-
-/**
- * A request no route took: 405 with `Allow` for an API path asked with another method (SPEC 2),
- * 404 for anything else, in the variant its path falls under.
- */
-export function answerUnrouted(resolver: VariantResolver, request: FastifyRequest, reply: FastifyReply) {
-  const { variant, rest } = resolver.forPath(pathOf(request.url), request.host);
-  request.variant = variant;
-  const endpoint = endpointByPath.get(withoutTrailingSlash(rest));
-  if (!endpoint || !resolver.forPrefix(variant.config.prefix, request.host)) {
-    return sendError(reply, variant, 'notFound');
-  }
-  return sendError(
-    reply.header('allow', endpoint.method === 'GET' ? 'GET, HEAD' : 'POST'),
-    variant,
-    'methodNotAllowed',
-  );
-}
 
 const REASONS: Partial<Record<number, string>> = { 400: 'Bad Request', 408: 'Request Timeout' };
 
@@ -66,9 +27,9 @@ export function answerClientError(resolver: VariantResolver, error: NodeJS.Errno
   const { status, code } = errorKinds[kind];
   const request = response?.req;
   // No Fastify request exists yet: the id is the client's when it sent a sane one, else a new one.
-  const requestId = request ? requestIdOf(request) : randomUUID();
+  const requestId = request ? requestIdOf(request) : newRequestId();
   const variant = request
-    ? resolver.forPath(pathOf(request.url ?? '/'), request.headers.host ?? '').variant
+    ? resolver.forPath((request.url ?? '/').split('?')[0] as string, request.headers.host ?? '').variant
     : (resolver.variants[0] as VariantRuntime);
   const body = variant.errorBody(kind);
   socket.end(

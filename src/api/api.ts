@@ -1,0 +1,67 @@
+import type { Config } from '../config.js';
+import { digestApiKey } from '../keys/api-keys.js';
+import { createKeyUsage } from '../keys/key-usage.js';
+import type { KeyMaterial } from '../keys/server-secret.js';
+import type { Limits } from '../limits/limits.js';
+import type { ServiceMetrics } from '../metrics/service-metrics.js';
+import { type Store, unavailableReason } from '../store/store.js';
+import type { VariantResolver, VariantRuntime } from '../variants/variant-runtime.js';
+import { type AnswerApiRequest, createApiAnswerer } from './api-answer.js';
+import { type ApiLimits, createApiLimits } from './api-limits.js';
+import type { ApiRequest } from './api-request.js';
+import type { EndpointContext } from './endpoint.js';
+import { type JsonReply, sendError } from './reply.js';
+import { ResourceCache } from './resource-cache.js';
+import { createRouteTable, type RouteTable } from './route-table.js';
+import { endpoints } from './routes/index.js';
+
+export interface ApiOptions {
+  readonly config: Config;
+  readonly store: Store;
+  readonly keys: KeyMaterial;
+  readonly resolver: VariantResolver;
+  readonly metrics: ServiceMetrics;
+  /** The budgets' machinery (shared through Redis when configured). */
+  readonly limits: Limits;
+  /** Where a failure to record the keys' last use is told. */
+  readonly warn: (error: unknown, message: string) => void;
+}
+
+/**
+ * The seller API (SPEC 2) as the door sees it: what is at which path, who gets in, and the answer.
+ * Transport-free: the door (src/server/api-door.ts) reads requests off the socket and writes
+ * answers back; everything here speaks ApiRequest and JsonReply.
+ */
+export interface Api {
+  readonly routes: RouteTable;
+  /**
+   * The client's failure budget, before the body is read: true when the client may go on (its
+   * budget on the headers); else the 429 is answered and counted, and false.
+   */
+  admitClient(request: ApiRequest, reply: JsonReply, variant: VariantRuntime): boolean;
+  readonly answer: AnswerApiRequest;
+  /** Writes the keys' last use gathered so far. */
+  close(): Promise<void>;
+}
+
+export function createApi({ config, store, keys, resolver, metrics, limits, warn }: ApiOptions): Api {
+  const cache = new ResourceCache(store, (apiKey) => digestApiKey(keys, apiKey), { metrics, support: config.support });
+  const apiLimits: ApiLimits = createApiLimits(limits, config.limits);
+  const keyUsage = createKeyUsage(store, (error) =>
+    warn(unavailableReason(error), 'could not record when API keys were last used'),
+  );
+  const context: EndpointContext = { cache, limits: apiLimits, metrics, keyUsage };
+  const refusals = metrics.limiter('client');
+  return {
+    routes: createRouteTable(endpoints, resolver.prefixes),
+    admitClient(request, reply, variant) {
+      const retryAfter = apiLimits.admitClient(request, reply);
+      if (retryAfter === 0) return true;
+      refusals.refused();
+      sendError(reply.header('retry-after', String(retryAfter)), variant, 'tooManyRequests');
+      return false;
+    },
+    answer: createApiAnswerer(context),
+    close: () => keyUsage.close(),
+  };
+}

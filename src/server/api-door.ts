@@ -1,0 +1,265 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { pipeline, type Readable } from 'node:stream';
+import proxyAddr from '@fastify/proxy-addr';
+import { parse as parseQuery } from 'fast-querystring';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Api } from '../api/api.js';
+import type { ApiRequest } from '../api/api-request.js';
+import { type JsonReply, sendError } from '../api/reply.js';
+import type { ApiRoute } from '../api/route-table.js';
+import type { BudgetState } from '../limits/limits.js';
+import type { RouteMetrics, ServiceMetrics } from '../metrics/service-metrics.js';
+import type { ErrorKind } from '../variants/error-kinds.js';
+import type { VariantResolver, VariantRuntime } from '../variants/variant-runtime.js';
+import { BODY_LIMIT } from './body-limit.js';
+import { classifyError, reportFailure } from './error-classifier.js';
+import { type BodyOutcome, readBody } from './request-body.js';
+import { requestIdOf } from './request-id.js';
+
+export interface ApiDoorOptions {
+  readonly api: Api;
+  readonly resolver: VariantResolver;
+  /** The app's trustProxy: which peers' X-Forwarded-For and X-Forwarded-Host name the client and host. */
+  readonly trustProxy: readonly string[];
+  readonly metrics: ServiceMetrics;
+  readonly log: FastifyBaseLogger;
+}
+
+/** The request as the API's endpoints and budgets read it (see ApiRequest). */
+class DoorRequest implements ApiRequest {
+  body: unknown = undefined;
+  limitsClient = '';
+  limitsKeyClient: string | undefined = undefined;
+  limitsState: BudgetState | undefined = undefined;
+
+  constructor(
+    readonly id: string,
+    readonly headers: IncomingHttpHeaders,
+    readonly query: unknown,
+    readonly ip: string | undefined,
+  ) {}
+}
+
+/** Where an answer is counted: a route's recorder per variant, or the unrouted one's. */
+type Recorders = (RouteMetrics | undefined)[];
+
+/**
+ * The answer's status and headers, written in one go when it is sent. Headers are kept as Node's
+ * flat [name, value, ...] list: a handful, each set once or twice, and an object given keys one by
+ * one changed its shape on every request. Sending counts the answer and, at debug level, logs it.
+ */
+class DoorReply implements JsonReply {
+  private statusCode = 200;
+  private readonly headers: (string | number)[];
+  private readonly started = performance.now();
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly door: ApiDoor,
+    private readonly requestId: string,
+    private readonly method: string,
+    /** What the answer is counted and logged under (null: no route matched). */
+    private readonly route: ApiRoute | null,
+    private readonly recorders: Recorders,
+    private readonly variant: VariantRuntime,
+  ) {
+    this.headers = ['x-request-id', requestId];
+  }
+
+  /** Whether the answer's head is written: nothing can be answered on it any more. */
+  get sent(): boolean {
+    return this.res.headersSent;
+  }
+
+  code(statusCode: number): this {
+    this.statusCode = statusCode;
+    return this;
+  }
+
+  header(name: string, value: string | number): this {
+    const { headers } = this;
+    for (let at = 0; at < headers.length; at += 2) {
+      if (headers[at] === name) {
+        headers[at + 1] = value;
+        return this;
+      }
+    }
+    headers.push(name, value);
+    return this;
+  }
+
+  send(payload: Buffer | Readable): this {
+    const { res, headers } = this;
+    if (Buffer.isBuffer(payload)) {
+      headers.push('content-length', payload.length);
+      res.writeHead(this.statusCode, headers);
+      // A HEAD answer is the GET's head: same status and headers, its length included, no body.
+      if (this.method === 'HEAD') res.end();
+      else res.end(payload);
+    } else if (this.method === 'HEAD') {
+      payload.destroy();
+      res.writeHead(this.statusCode, headers);
+      res.end();
+    } else {
+      res.writeHead(this.statusCode, headers);
+      pipeline(payload, res, (error) => {
+        // The headers are gone: pipeline closes the connection, and the client sees a cut answer.
+        if (error) this.door.log.warn({ reqId: this.requestId, err: error }, 'answer stream failed');
+      });
+    }
+    this.record(this.statusCode, performance.now() - this.started);
+    return this;
+  }
+
+  /** Counts the answer under its route and variant, and writes the access line at debug level. */
+  private record(status: number, ms: number): void {
+    const { variant, recorders } = this;
+    let recorder = recorders[variant.index];
+    if (recorder === undefined) {
+      recorder = this.door.metrics.route(this.route?.endpoint.path ?? 'unrouted', variant.config.lang);
+      recorders[variant.index] = recorder;
+    }
+    recorder.observe(status, ms / 1000);
+    if (this.door.accessLog) {
+      const route = this.route?.pattern ?? null;
+      this.door.log.debug({ reqId: this.requestId, method: this.method, route, status, ms }, 'request');
+    }
+  }
+}
+
+/**
+ * The API's one door: every request under a variant's `{base}/api` is answered here, straight
+ * from node:http, whatever its method, body or outcome; everything else (the workspace, the admin
+ * API, the docs, health) goes on to Fastify. One pipeline, in this order: request id, the Host
+ * rule, the route and its method (404, 405 with `Allow`), the client's budget, the body (JSON, form
+ * or multipart, within the limit), the endpoint, and the answer counted and logged. Fastify's
+ * lifecycle per request cost as much as the API's own work; nothing here is done per request that
+ * could be done once.
+ */
+export class ApiDoor {
+  readonly metrics: ServiceMetrics;
+  readonly log: FastifyBaseLogger;
+  /** The access line is written at debug level only; read once, as the level is the process's. */
+  readonly accessLog: boolean;
+  private readonly api: Api;
+  private readonly resolver: VariantResolver;
+  private readonly recorders = new Map<ApiRoute, Recorders>();
+  private readonly unrouted: Recorders = [];
+  private readonly trusted: ((address: string, hop: number) => boolean) | undefined;
+
+  constructor({ api, resolver, trustProxy, metrics, log }: ApiDoorOptions) {
+    this.api = api;
+    this.resolver = resolver;
+    this.metrics = metrics;
+    this.log = log;
+    this.accessLog = log.level === 'debug' || log.level === 'trace';
+    this.trusted = trustProxy.length > 0 ? proxyAddr.compile([...trustProxy]) : undefined;
+    for (const route of api.routes.routes) this.recorders.set(route, []);
+  }
+
+  /** Answers the request and says true when its path is the API's, else leaves it untouched and says false. */
+  take(req: IncomingMessage, res: ServerResponse): boolean {
+    const url = req.url as string;
+    const queryAt = url.indexOf('?');
+    const path = queryAt === -1 ? url : url.slice(0, queryAt);
+    const { routes } = this.api;
+    if (!routes.isApiPath(path)) return false;
+
+    const { headers } = req;
+    const method = req.method as string;
+    const id = requestIdOf(req);
+    const host = this.hostOf(req);
+    const route = routes.find(path);
+    const variant = route === undefined ? undefined : this.resolver.forPrefix(route.prefix, host);
+    if (route === undefined || variant === undefined) {
+      const fallback = this.resolver.forPath(path, host).variant;
+      const reply = new DoorReply(res, this, id, method, null, this.unrouted, fallback);
+      // RFC 9112 3.2: an HTTP/1.1 request that names no host is a 400 (Node is told to let it in).
+      sendError(
+        reply,
+        fallback,
+        headers.host === undefined && req.httpVersion === '1.1' ? 'malformedRequest' : 'notFound',
+      );
+      return true;
+    }
+    const allowed = route.endpoint.method === method || (method === 'HEAD' && route.endpoint.method === 'GET');
+    if (!allowed || (headers.host === undefined && req.httpVersion === '1.1')) {
+      const reply = new DoorReply(res, this, id, method, null, this.unrouted, variant);
+      if (allowed) sendError(reply, variant, 'malformedRequest');
+      else sendError(reply.header('allow', route.allow), variant, 'methodNotAllowed');
+      return true;
+    }
+
+    const reply = new DoorReply(res, this, id, method, route, this.recorders.get(route) as Recorders, variant);
+    const query = queryAt === -1 || queryAt === url.length - 1 ? {} : parseQuery(url.slice(queryAt + 1));
+    const request = new DoorRequest(id, headers, query, this.clientAddress(req));
+    if (!this.api.admitClient(request, reply, variant)) return true;
+    if (route.endpoint.method === 'GET') {
+      // A GET's body, if any, is not read (SPEC 2.1): Node discards it once the answer is sent.
+      this.answer(route, request, reply, variant);
+      return true;
+    }
+    if (Number(headers['content-length'] ?? 0) > BODY_LIMIT) {
+      // Closed rather than drained: reading a declared gigabyte to keep the socket is the attack.
+      sendError(reply.header('connection', 'close'), variant, 'bodyTooLarge');
+      return true;
+    }
+    readBody(req, BODY_LIMIT, (outcome: BodyOutcome) => {
+      if (outcome.aborted) {
+        // The client went away mid-body: nobody is left to answer.
+        this.log.debug({ reqId: id }, 'request body aborted');
+        req.socket.destroy();
+        return;
+      }
+      if (outcome.error !== undefined) {
+        this.refuseBody(reply, variant, outcome.error);
+        return;
+      }
+      request.body = outcome.body;
+      this.answer(route, request, reply, variant);
+    });
+    return true;
+  }
+
+  /**
+   * A body that could not be read. Only a 415 leaves the connection open: its body was not read at
+   * all, and Node discards it. After a broken or oversized one the client may be sending anything
+   * next, so nothing more is read on this connection (a request pipelined behind it included).
+   */
+  private refuseBody(reply: DoorReply, variant: VariantRuntime, kind: ErrorKind): void {
+    sendError(kind === 'unsupportedContentType' ? reply : reply.header('connection', 'close'), variant, kind);
+  }
+
+  private answer(route: ApiRoute, request: DoorRequest, reply: DoorReply, variant: VariantRuntime): void {
+    this.api.answer(route.endpoint, request, reply, variant).catch((error: unknown) => {
+      // An unhandled rejection would end the process: what fails is answered, or logged once an
+      // answer is already on its way.
+      if (reply.sent) {
+        this.log.error({ reqId: request.id, err: error }, 'failed after answering');
+        return;
+      }
+      const failure = classifyError(error);
+      reportFailure(failure, { surface: 'api', reqId: request.id, log: this.log, metrics: this.metrics });
+      sendError(reply, variant, failure.kind === 'serviceUnavailable' ? 'serviceUnavailable' : 'internal');
+    });
+  }
+
+  /** The Host the client named, or with trustProxy and a trusted peer, the last X-Forwarded-Host. */
+  private hostOf(req: IncomingMessage): string {
+    const given = req.headers['x-forwarded-host'];
+    const forwarded = Array.isArray(given) ? given[given.length - 1] : given;
+    if (forwarded !== undefined && this.trusted !== undefined && this.trusted(req.socket.remoteAddress ?? '', 0)) {
+      const last = forwarded.lastIndexOf(',');
+      return last === -1 ? forwarded.trim() : forwarded.slice(last + 1).trim();
+    }
+    return req.headers.host ?? '';
+  }
+
+  /** The peer, or with trustProxy the client the trusted proxies name. */
+  private clientAddress(req: IncomingMessage): string | undefined {
+    if (this.trusted === undefined) return req.socket.remoteAddress;
+    const addresses = proxyAddr.all(req, this.trusted);
+    return addresses[addresses.length - 1];
+  }
+}

@@ -1,0 +1,109 @@
+import type { IncomingMessage } from 'node:http';
+import { parse as parseForm } from 'fast-querystring';
+import secureJsonParse from 'secure-json-parse';
+import type { ErrorKind } from '../variants/error-kinds.js';
+import { readMultipart } from './multipart-body.js';
+
+/**
+ * What reading a body came to: the parsed body, an error of the catalogue (the connection then
+ * closes: a client that sent a broken body may be sending anything next), or a client gone mid-body.
+ */
+export type BodyOutcome =
+  | { readonly body: unknown; readonly error?: undefined; readonly aborted?: undefined }
+  | { readonly error: ErrorKind; readonly body?: undefined; readonly aborted?: undefined }
+  | { readonly aborted: true; readonly body?: undefined; readonly error?: undefined };
+
+const NO_BODY: BodyOutcome = { body: undefined };
+/** A `__proto__` or `constructor.prototype` key is a malformed body, not a way into our objects. */
+const JSON_PARSE_OPTIONS = { protoAction: 'error', constructorAction: 'error' } as const;
+const TOKEN = /^[\w!#$%&'*+.^`|~-]+$/;
+
+type BodyKind = 'json' | 'form' | 'multipart';
+const KINDS: ReadonlyMap<string, BodyKind> = new Map([
+  ['application/json', 'json'],
+  ['application/x-www-form-urlencoded', 'form'],
+  ['multipart/form-data', 'multipart'],
+]);
+/** The header values clients send most, known without parsing. */
+const KNOWN = new Map<string, BodyKind>([
+  ['application/json', 'json'],
+  ['application/json; charset=utf-8', 'json'],
+  ['application/x-www-form-urlencoded', 'form'],
+]);
+
+/** The body's kind by its media type (RFC 9110 8.3.1: type and subtype, case-insensitive), or undefined. */
+export function bodyKindOf(contentType: string): BodyKind | undefined {
+  const known = KNOWN.get(contentType);
+  if (known !== undefined) return known;
+  const semicolon = contentType.indexOf(';');
+  const mediaType = (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
+  const slash = mediaType.indexOf('/');
+  if (slash === -1 || !TOKEN.test(mediaType.slice(0, slash)) || !TOKEN.test(mediaType.slice(slash + 1))) {
+    return undefined;
+  }
+  return KINDS.get(mediaType);
+}
+
+/**
+ * Reads a POST body within `limit` bytes: JSON, form or multipart, nothing else (SPEC 2.1). No
+ * content type and no body is no body; any other content type is a 415.
+ */
+export function readBody(req: IncomingMessage, limit: number, done: (outcome: BodyOutcome) => void): void {
+  const { headers } = req;
+  const contentType = headers['content-type'];
+  if (contentType === undefined) {
+    const length = headers['content-length'];
+    if (headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) done(NO_BODY);
+    else done({ error: 'unsupportedContentType' });
+    return;
+  }
+  const kind = bodyKindOf(contentType);
+  if (kind === undefined) {
+    done({ error: 'unsupportedContentType' });
+    return;
+  }
+  if (kind === 'multipart') {
+    readMultipart(headers, req, limit, done);
+    return;
+  }
+  readText(req, limit, (text) => {
+    if (typeof text !== 'string') done(text);
+    else if (kind === 'form') done({ body: parseForm(text) });
+    else done(parseJson(text));
+  });
+}
+
+function parseJson(text: string): BodyOutcome {
+  if (text.length === 0) return { error: 'malformedRequest' };
+  try {
+    return { body: secureJsonParse.parse(text, undefined, JSON_PARSE_OPTIONS) };
+  } catch {
+    return { error: 'malformedRequest' };
+  }
+}
+
+/** The whole body as UTF-8 text, decoded once at the end; past `limit` bytes, a 413 without reading on. */
+function readText(req: IncomingMessage, limit: number, done: (text: string | BodyOutcome) => void): void {
+  const chunks: Buffer[] = [];
+  let received = 0;
+  let settled = false;
+  const settle = (outcome: string | BodyOutcome) => {
+    if (settled) return;
+    settled = true;
+    req.off('data', onData);
+    done(outcome);
+  };
+  const onData = (chunk: Buffer) => {
+    received += chunk.length;
+    if (received > limit) settle({ error: 'bodyTooLarge' });
+    else chunks.push(chunk);
+  };
+  req.on('data', onData);
+  req.on('end', () =>
+    settle(
+      chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks, received).toString('utf8'),
+    ),
+  );
+  // A client gone mid-body leaves nobody to answer.
+  req.on('error', () => settle({ aborted: true }));
+}

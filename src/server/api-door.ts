@@ -249,7 +249,7 @@ export class ApiDoor {
   private hostOf(req: IncomingMessage): string {
     const given = req.headers['x-forwarded-host'];
     const forwarded = Array.isArray(given) ? given[given.length - 1] : given;
-    if (forwarded !== undefined && this.trusted !== undefined && this.trusted(req.socket.remoteAddress ?? '', 0)) {
+    if (forwarded && this.trusted?.(req.socket.remoteAddress ?? '', 0)) {
       const last = forwarded.lastIndexOf(',');
       return last === -1 ? forwarded.trim() : forwarded.slice(last + 1).trim();
     }

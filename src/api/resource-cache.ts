@@ -1,13 +1,13 @@
 import { hash, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { AccountRow, AccountStatus, ItemRow, ItemStatus, ListedItem, PurchaseRow } from '../domain/records.js';
+import type { CacheMetrics, ServiceMetrics } from '../metrics/service-metrics.js';
+import type { AccountRow, AccountStatus, ItemRow, ItemStatus, ListedItem, PurchaseRow } from '../records/rows.js';
 import {
   serializeAccount,
   serializeItem,
   serializeItemTail,
   serializePurchaseAroundItem,
-} from '../domain/serialize.js';
-import type { CacheMetrics, ServiceMetrics } from '../metrics/service-metrics.js';
+} from '../records/serialize.js';
 import type { Store } from '../store/store.js';
 import { keptBytes } from '../variants/kept-bytes.js';
 import type { VariantRuntime } from '../variants/variant-runtime.js';

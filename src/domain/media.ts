@@ -1,4 +1,6 @@
-import type { PreviewType } from './records.js';
+/** Which media an item previews with (SPEC 3): the item table's `preview_type` takes these. */
+export const PREVIEW_TYPES = ['image', 'video', 'audio'] as const;
+export type PreviewType = (typeof PREVIEW_TYPES)[number];
 
 /** The preview media fields, in the order a response lists them after `thumbnail`. */
 export const PREVIEW_FIELDS = ['preview_image', 'preview_video', 'preview_audio'] as const;

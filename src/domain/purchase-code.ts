@@ -1,5 +1,3 @@
-import type { PurchaseRow } from './records.js';
-
 /** Longest code that can exist; anything longer is invalid without asking the store. */
 export const MAX_PURCHASE_CODE_LENGTH = 100;
 const CODE_CHARACTERS = /^[A-Za-z0-9_-]+$/;
@@ -14,6 +12,10 @@ export function purchaseCodeKey(code: string): string | undefined {
 }
 
 /** A purchase validates for an account only while active and for one of the account's items, whatever the item's status. */
-export function purchaseIsValidFor(purchase: PurchaseRow, itemAccount: string, username: string): boolean {
+export function purchaseIsValidFor(
+  purchase: { readonly status: string },
+  itemAccount: string,
+  username: string,
+): boolean {
   return purchase.status === 'active' && itemAccount === username;
 }

@@ -1,8 +1,8 @@
 import { PREVIEW_FIELDS_BY_TYPE } from '../domain/media.js';
-import type { AccountRow, ItemRow, PurchaseRow } from '../domain/records.js';
 import type { AccountLine } from '../importer/account-line.js';
 import type { ItemLine } from '../importer/item-line.js';
 import type { PurchaseLine } from '../importer/purchase-line.js';
+import type { AccountRow, ItemRow, PurchaseRow } from '../records/rows.js';
 
 /**
  * Stored rows back as import lines (SPEC 5): the shapes are the importer's own schemas, so that

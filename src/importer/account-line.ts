@@ -1,5 +1,5 @@
 import { ACCOUNTS, type AccountExtras, type AccountRecord } from '../records/account-table.js';
-import type { LineReading } from './field-reader.js';
+import type { LineReading } from '../records/field-reader.js';
 
 export { type AccountLine, isUsername } from '../records/account-table.js';
 

@@ -1,6 +1,6 @@
-import type { ItemRecord, PurchaseRecord } from '../domain/records.js';
 import { digestApiKey, encryptApiKey, generateApiKey } from '../keys/api-keys.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
+import type { ItemRecord, PurchaseRecord } from '../records/rows.js';
 import {
   type AccountUpsert,
   ImportRowRejectedError,

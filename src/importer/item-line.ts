@@ -1,6 +1,6 @@
+import type { LineReading } from '../records/field-reader.js';
 import type { ItemRecord } from '../records/item-table.js';
 import { ITEMS } from '../records/item-table.js';
-import type { LineReading } from './field-reader.js';
 
 export type { ItemLine } from '../records/item-table.js';
 

@@ -1,10 +1,10 @@
-import type { ItemRecord, PurchaseRecord } from '../domain/records.js';
 import { ACCOUNTS } from '../records/account-table.js';
+import { type LineReading, parseItemId } from '../records/field-reader.js';
 import { ITEMS } from '../records/item-table.js';
 import { PURCHASES } from '../records/purchase-table.js';
 import { dropKnownNulls } from '../records/record-table.js';
+import type { ItemRecord, PurchaseRecord } from '../records/rows.js';
 import { type AccountEntry, isUsername, readAccountLine } from './account-line.js';
-import { type LineReading, parseItemId } from './field-reader.js';
 import { readItemLine } from './item-line.js';
 import { readPurchaseLine } from './purchase-line.js';
 

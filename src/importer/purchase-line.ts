@@ -1,6 +1,6 @@
+import type { LineReading } from '../records/field-reader.js';
 import type { PurchaseRecord } from '../records/purchase-table.js';
 import { PURCHASES } from '../records/purchase-table.js';
-import type { LineReading } from './field-reader.js';
 
 export type { PurchaseLine } from '../records/purchase-table.js';
 

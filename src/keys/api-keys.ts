@@ -31,6 +31,3 @@ export function decryptApiKey(material: KeyMaterial, sealed: string): string {
   decipher.setAuthTag(tag);
   return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
 }
-
-/** What the importer accepts as a key given in a file. */
-export const API_KEY_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;

@@ -1,10 +1,10 @@
+import { API_KEY_PATTERN } from '../domain/api-key-format.js';
 import { PREVIEW_FIELDS_BY_TYPE } from '../domain/media.js';
+import { passwordHashProblem } from '../domain/password-hash-format.js';
 import { purchaseCodeKey } from '../domain/purchase-code.js';
-import type { AccountStatus, ItemStatus, PurchaseStatus } from '../domain/records.js';
-import { isHttpUrl } from '../importer/field-reader.js';
-import { API_KEY_PATTERN } from '../keys/api-keys.js';
-import { passwordHashProblem } from '../passwords/password-hash.js';
 import { isUsername } from '../records/account-table.js';
+import { isHttpUrl } from '../records/field-reader.js';
+import type { AccountStatus, ItemStatus, PurchaseStatus } from '../records/rows.js';
 import type { MarketbobSettings } from './marketbob-settings.js';
 import type { WallClock } from './wall-clock.js';
 

@@ -1,4 +1,4 @@
-import type { AccountStatus } from '../domain/records.js';
+import type { AccountStatus } from '../records/rows.js';
 import type { Store } from '../store/store.js';
 
 /** What an operator may do to a seller's account. */

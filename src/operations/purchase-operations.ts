@@ -1,5 +1,5 @@
 import { purchaseCodeKey } from '../domain/purchase-code.js';
-import type { PurchaseRow } from '../domain/records.js';
+import type { PurchaseRow } from '../records/rows.js';
 import type { Store } from '../store/store.js';
 
 /** What the storefront may tell us about a sale after it happened. */

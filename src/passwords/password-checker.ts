@@ -4,7 +4,8 @@ import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { threadId } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { hashCost, type PasswordCheck } from './password-hash.js';
+import { hashCost } from '../domain/password-hash-format.js';
+import type { PasswordCheck } from './password-hash.js';
 import type { CheckTask } from './password-worker.js';
 
 /** Too many checks are waiting already: the caller is to say "try again" rather than queue more. */

@@ -1,5 +1,11 @@
 import { randomBytes, type ScryptOptions, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
 import bcrypt from 'bcryptjs';
+import {
+  HASH_COST_CAPS,
+  isAcceptedPasswordHash,
+  SCRYPT_MIN_LN,
+  SCRYPT_PATTERN,
+} from '../domain/password-hash-format.js';
 
 /**
  * Password hashes. New ones are scrypt (node:crypto) in a self-describing text:
@@ -15,17 +21,10 @@ import bcrypt from 'bcryptjs';
 
 /** 2^15 iterations, block size 8: about 32 MiB and some tens of milliseconds per hash. */
 const CURRENT = { ln: 15, r: 8, p: 1 } as const;
-/** The most a stored hash may cost: bcrypt 2^12 rounds (about 0.3 s here), scrypt 2^16 with r=8, p=1 (64 MiB). */
-export const HASH_COST_CAPS = { bcryptCost: 12, scryptLn: 16, scryptR: 8, scryptP: 1 } as const;
-const SCRYPT_MIN_LN = 10;
 const SALT_BYTES = 16;
 const HASH_BYTES = 32;
 /** Room for the largest parameters accepted below (128 * r * 2^ln bytes, and some). */
 const maxmemFor = (ln: number, r: number) => 128 * r * 2 ** ln * 2;
-
-const SCRYPT_PATTERN = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,2}),p=(\d{1,2})\$([A-Za-z0-9+/]{16,})\$([A-Za-z0-9+/]{32,})$/;
-/** Any bcrypt cost bcrypt itself accepts (4 to 31): the cap is checked apart, to say why a hash is refused. */
-const BCRYPT_PATTERN = /^\$2[aby]\$(0[4-9]|[12]\d|3[01])\$[./A-Za-z0-9]{53}$/;
 
 function scryptAsync(password: string, salt: Buffer, length: number, options: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -34,14 +33,6 @@ function scryptAsync(password: string, salt: Buffer, length: number, options: Sc
 }
 
 const b64 = (bytes: Buffer) => bytes.toString('base64').replace(/=+$/, '');
-
-/** The kind and cost of a hash, as a text (`bcrypt:10`, `scrypt:ln=15,r=8,p=1`), or undefined for no known kind. */
-export function hashCost(hash: string): string | undefined {
-  const scryptMatch = SCRYPT_PATTERN.exec(hash);
-  if (scryptMatch) return `scrypt:ln=${Number(scryptMatch[1])},r=${Number(scryptMatch[2])},p=${Number(scryptMatch[3])}`;
-  const bcryptMatch = BCRYPT_PATTERN.exec(hash);
-  return bcryptMatch ? `bcrypt:${Number(bcryptMatch[1])}` : undefined;
-}
 
 /** A new scrypt hash of `password`. */
 export async function hashPassword(password: string): Promise<string> {
@@ -67,33 +58,6 @@ export function hashLike(cost: string | undefined): string {
   const salt = randomBytes(SALT_BYTES);
   const key = scryptSync(password, salt, HASH_BYTES, { N: 2 ** ln, r: 8, p: 1, maxmem: maxmemFor(ln, 8) });
   return `$scrypt$ln=${ln},r=8,p=1$${b64(salt)}$${b64(key)}`;
-}
-
-/** Why a hash cannot be stored, or undefined when it can. */
-export function passwordHashProblem(hash: string): string | undefined {
-  const scryptMatch = SCRYPT_PATTERN.exec(hash);
-  if (scryptMatch) {
-    const [ln, r, p] = scryptMatch.slice(1, 4).map(Number) as [number, number, number];
-    if (ln < SCRYPT_MIN_LN || r !== HASH_COST_CAPS.scryptR || p !== HASH_COST_CAPS.scryptP) {
-      return `password_hash: a $scrypt$ hash must have ln from ${SCRYPT_MIN_LN} to ${HASH_COST_CAPS.scryptLn}, r=8 and p=1`;
-    }
-    if (ln > HASH_COST_CAPS.scryptLn) {
-      return `password_hash costs more than this service checks (scrypt ln at most ${HASH_COST_CAPS.scryptLn}, with r=8 and p=1)`;
-    }
-    return undefined;
-  }
-  const bcryptMatch = BCRYPT_PATTERN.exec(hash);
-  if (bcryptMatch) {
-    return Number(bcryptMatch[1]) > HASH_COST_CAPS.bcryptCost
-      ? `password_hash costs more than this service checks (bcrypt cost at most ${HASH_COST_CAPS.bcryptCost})`
-      : undefined;
-  }
-  return 'password_hash must be a bcrypt hash ($2y$, $2a$ or $2b$) or a $scrypt$ hash this service wrote';
-}
-
-/** True for a hash this service can verify: its own scrypt text, or bcrypt (2a, 2b, 2y), within the cost caps. */
-export function isAcceptedPasswordHash(hash: string): boolean {
-  return passwordHashProblem(hash) === undefined;
 }
 
 /** Whether the password matches, and whether its hash should be replaced by a current one. */

@@ -1,8 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { FieldReader } from '../importer/field-reader.js';
-import { MoneySchema } from '../importer/field-reader.js';
-import { API_KEY_PATTERN } from '../keys/api-keys.js';
-import { passwordHashProblem } from '../passwords/password-hash.js';
+import { API_KEY_PATTERN } from '../domain/api-key-format.js';
+import { passwordHashProblem } from '../domain/password-hash-format.js';
+import type { FieldReader } from './field-reader.js';
+import { MoneySchema } from './field-reader.js';
 import {
   defineRecordTable,
   type ExtrasOf,

@@ -1,6 +1,12 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { allowsPreviewField, PREVIEW_FIELDS_BY_TYPE, type PreviewField } from '../domain/media.js';
-import { ItemIdSchema, MoneySchema } from '../importer/field-reader.js';
+import {
+  allowsPreviewField,
+  PREVIEW_FIELDS_BY_TYPE,
+  PREVIEW_TYPES,
+  type PreviewField,
+  type PreviewType,
+} from '../domain/media.js';
+import { ItemIdSchema, MoneySchema } from './field-reader.js';
 import { defineRecordTable, optional, type RecordOf, required } from './record-table.js';
 
 /** An item's status (SPEC 5). */
@@ -12,9 +18,9 @@ export const ItemStatusSchema = Type.Union([
 ]);
 export type ItemStatus = Static<typeof ItemStatusSchema>;
 
-/** Which media an item previews with (SPEC 3). */
-export const PreviewTypeSchema = Type.Union([Type.Literal('image'), Type.Literal('video'), Type.Literal('audio')]);
-export type PreviewType = Static<typeof PreviewTypeSchema>;
+/** Which media an item previews with (SPEC 3; the rule is domain/media.ts's). */
+export const PreviewTypeSchema = Type.Union(PREVIEW_TYPES.map((type) => Type.Literal(type)));
+export type { PreviewType };
 
 const Text = Type.String();
 const Url = (description = 'An http(s) URL') => Type.String({ description });

@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { MAX_PURCHASE_CODE_LENGTH, purchaseCodeKey } from '../domain/purchase-code.js';
-import { ItemIdSchema, MoneySchema } from '../importer/field-reader.js';
+import { ItemIdSchema, MoneySchema } from './field-reader.js';
 import { defineRecordTable, derived, optional, type RecordOf, required } from './record-table.js';
 
 /** A purchase's status (SPEC 5). */

@@ -8,8 +8,8 @@ import {
   Type,
 } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { FieldReader, type LineReading, reading } from '../importer/field-reader.js';
-import { schemaProblems } from '../importer/schema-problems.js';
+import { FieldReader, type LineReading, reading } from './field-reader.js';
+import { schemaProblems } from './schema-problems.js';
 
 /** A column's portable type, as the migrations declare it. */
 export type SqlType = 'text' | 'bigint' | 'integer';

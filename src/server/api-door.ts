@@ -13,8 +13,9 @@ import type { RouteMetrics, ServiceMetrics } from '../metrics/service-metrics.js
 import type { ErrorKind } from '../variants/error-kinds.js';
 import type { VariantResolver, VariantRuntime } from '../variants/variant-runtime.js';
 import { BODY_LIMIT } from './body-limit.js';
+import type { BodyOutcome } from './body-outcome.js';
 import { classifyError, reportFailure } from './error-classifier.js';
-import { type BodyOutcome, readBody } from './request-body.js';
+import { readBody } from './request-body.js';
 import { requestIdOf } from './request-id.js';
 
 export interface ApiDoorOptions {

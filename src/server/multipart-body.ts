@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { Busboy, type BusboyInstance } from '@fastify/busboy';
-import type { BodyOutcome } from './request-body.js';
+import type { BodyOutcome } from './body-outcome.js';
 
 /** What a multipart body gives the parameter reader: each field's value, or values when repeated. */
 export type MultipartFields = Record<string, string | string[]>;

@@ -1,17 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { parse as parseForm } from 'fast-querystring';
 import secureJsonParse from 'secure-json-parse';
-import type { ErrorKind } from '../variants/error-kinds.js';
+import type { BodyOutcome } from './body-outcome.js';
 import { readMultipart } from './multipart-body.js';
-
-/**
- * What reading a body came to: the parsed body, an error of the catalogue (the connection then
- * closes: a client that sent a broken body may be sending anything next), or a client gone mid-body.
- */
-export type BodyOutcome =
-  | { readonly body: unknown; readonly error?: undefined; readonly aborted?: undefined }
-  | { readonly error: ErrorKind; readonly body?: undefined; readonly aborted?: undefined }
-  | { readonly aborted: true; readonly body?: undefined; readonly error?: undefined };
 
 const NO_BODY: BodyOutcome = { body: undefined };
 /** A `__proto__` or `constructor.prototype` key is a malformed body, not a way into our objects. */

@@ -1,4 +1,4 @@
-import type { AccountRow, ItemRecord, PurchaseRecord } from '../domain/records.js';
+import type { AccountRow, ItemRecord, PurchaseRecord } from '../records/rows.js';
 
 /** The tables as Kysely sees them. */
 export interface Database {

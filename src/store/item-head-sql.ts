@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import { PREVIEW_FIELDS_BY_TYPE } from '../domain/media.js';
-import { NO_SCREENSHOTS } from '../domain/serialize.js';
+import { NO_SCREENSHOTS } from '../records/serialize.js';
 import type { Dialect } from './dialect.js';
 
 /**

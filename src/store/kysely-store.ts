@@ -1,5 +1,5 @@
 import { type Kysely, Migrator, sql } from 'kysely';
-import type { AccountRow, AccountStatus, ItemRow, ListedItem, PurchaseRow, PurchaseStatus } from '../domain/records.js';
+import type { AccountRow, AccountStatus, ItemRow, ListedItem, PurchaseRow, PurchaseStatus } from '../records/rows.js';
 import type { Database, SessionRow } from './database.js';
 import type { Dialect } from './dialect.js';
 import { itemHeadSql } from './item-head-sql.js';

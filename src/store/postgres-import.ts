@@ -1,9 +1,9 @@
 import type pg from 'pg';
-import type { ItemRecord, PurchaseRecord } from '../domain/records.js';
 import { ACCOUNT_KEY_COLUMNS, ACCOUNTS } from '../records/account-table.js';
 import { ITEMS } from '../records/item-table.js';
 import { PURCHASES } from '../records/purchase-table.js';
 import type { ColumnName, SqlType } from '../records/record-table.js';
+import type { ItemRecord, PurchaseRecord } from '../records/rows.js';
 import {
   type AccountUpsert,
   ImportRowRejectedError,

@@ -1,7 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
 import type { StoreLocation } from '../config.js';
-import type { AccountRow, ItemRow, PurchaseRow } from '../domain/records.js';
+import type { AccountRow, ItemRow, PurchaseRow } from '../records/rows.js';
 import type { Database } from './database.js';
 import { createPostgresPool } from './postgres.js';
 

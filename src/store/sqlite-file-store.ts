@@ -1,5 +1,5 @@
 import { type Stats, statSync } from 'node:fs';
-import type { AccountRow, AccountStatus, ItemRow, ListedItem, PurchaseRow, PurchaseStatus } from '../domain/records.js';
+import type { AccountRow, AccountStatus, ItemRow, ListedItem, PurchaseRow, PurchaseStatus } from '../records/rows.js';
 import type { SessionRow } from './database.js';
 import {
   type ImportSession,

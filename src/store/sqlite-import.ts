@@ -1,8 +1,8 @@
 import BetterSqlite3 from 'better-sqlite3';
-import type { AccountRecord, ItemRecord, PurchaseRecord } from '../domain/records.js';
 import { ACCOUNT_KEY_COLUMNS, ACCOUNTS } from '../records/account-table.js';
 import { ITEMS } from '../records/item-table.js';
 import { PURCHASES } from '../records/purchase-table.js';
+import type { AccountRecord, ItemRecord, PurchaseRecord } from '../records/rows.js';
 import {
   type AccountUpsert,
   ImportRowRejectedError,

@@ -8,7 +8,7 @@ import type {
   PurchaseRecord,
   PurchaseRow,
   PurchaseStatus,
-} from '../domain/records.js';
+} from '../records/rows.js';
 import type { SessionRow } from './database.js';
 import type { Dialect } from './dialect.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AccountRecord, ItemRecord } from '../../src/domain/records.js';
+import type { AccountRecord, ItemRecord } from '../../src/records/rows.js';
 import { ImportRowRejectedError } from '../../src/store/store.js';
 import { TEST_STORES } from '../helpers/test-database.js';
 import { counts, type TempStore, tempStores } from './import-fixtures.js';

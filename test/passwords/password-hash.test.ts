@@ -1,6 +1,7 @@
 import bcrypt from 'bcryptjs';
 import { describe, expect, it } from 'vitest';
-import { checkPasswordSync, hashPassword, isAcceptedPasswordHash } from '../../src/passwords/password-hash.js';
+import { isAcceptedPasswordHash } from '../../src/domain/password-hash-format.js';
+import { checkPasswordSync, hashPassword } from '../../src/passwords/password-hash.js';
 
 describe('password hashes', () => {
   it('writes scrypt with its parameters and salt, and verifies it', async () => {

@@ -2,13 +2,14 @@ import { Readable, Writable } from 'node:stream';
 import bcrypt from 'bcryptjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setPasswordCommand } from '../../src/cli/set-password-command.js';
+import { hashCost } from '../../src/domain/password-hash-format.js';
 import { createLimits } from '../../src/limits/limits.js';
 import {
   createPasswordChecker,
   mostCommonCost,
   PasswordChecksBusyError,
 } from '../../src/passwords/password-checker.js';
-import { checkPasswordSync, hashCost, hashLike, hashPassword } from '../../src/passwords/password-hash.js';
+import { checkPasswordSync, hashLike, hashPassword } from '../../src/passwords/password-hash.js';
 import { createLoginAttempts } from '../../src/web/login-attempts.js';
 import { createWorkspaceSessions } from '../../src/web/workspace-sessions.js';
 import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';

@@ -7,12 +7,12 @@
  * derived from those tables.
  */
 
-export type { AccountRecord, AccountRow, AccountStatus } from '../records/account-table.js';
-export type { ItemRecord, ItemStatus, PreviewType } from '../records/item-table.js';
-export type { LicenseType, PurchaseRecord, PurchaseStatus } from '../records/purchase-table.js';
+export type { AccountRecord, AccountRow, AccountStatus } from './account-table.js';
+export type { ItemRecord, ItemStatus, PreviewType } from './item-table.js';
+export type { LicenseType, PurchaseRecord, PurchaseStatus } from './purchase-table.js';
 
-import type { ItemRecord } from '../records/item-table.js';
-import type { PurchaseRecord } from '../records/purchase-table.js';
+import type { ItemRecord } from './item-table.js';
+import type { PurchaseRecord } from './purchase-table.js';
 
 export type ItemRow = ItemRecord;
 

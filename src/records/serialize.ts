@@ -1,6 +1,6 @@
-import { PREVIEW_FIELDS_BY_TYPE } from './media.js';
-import { type Rate, showMoney } from './money.js';
-import type { AccountRow, ItemRow, ItemTailFields, PurchaseRow } from './records.js';
+import { PREVIEW_FIELDS_BY_TYPE } from '../domain/media.js';
+import { type Rate, showMoney } from '../domain/money.js';
+import type { AccountRow, ItemRow, ItemTailFields, PurchaseRow } from './rows.js';
 
 /** What a serialiser needs to know of the variant it answers in. */
 export interface MoneyView {

@@ -3,100 +3,19 @@ import { type Static, Type } from '@sinclair/typebox';
 import { Value, type ValueError, ValueErrorType } from '@sinclair/typebox/value';
 import { parseRate, type Rate } from './domain/money.js';
 import { trustedProxyProblem } from './limits/client-id.js';
+import { type LimitsConfig, LimitsSchema } from './limits/limits-config.js';
 import { buildMarketbobConfig, type MarketbobConfig, MarketbobSchema } from './marketbob/marketbob-config.js';
-import { type Lang, languages } from './variants/languages.js';
-import type { VariantTexts } from './variants/variant-texts.js';
-
-const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code, such as USD' });
-
-const VariantSchema = Type.Object(
-  {
-    lang: Type.Union([Type.Literal('en'), Type.Literal('pt')]),
-    baseUrl: Type.String({ minLength: 1, description: 'A path prefix ("/pt") or a URL with a host' }),
-    currency: Currency,
-    rate: Type.Optional(
-      Type.String({ pattern: '^\\d+(\\.\\d+)?$', description: 'Variant units per store unit, such as "5.25"' }),
-    ),
-  },
-  { additionalProperties: false },
-);
-
-const Seconds = (description: string, maximum: number) =>
-  Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum, description }));
-
-/** The server's timeouts and connection limits: what a slow or greedy client may hold. */
-const ServerSchema = Type.Object(
-  {
-    requestTimeoutSeconds: Seconds('Time for a whole request (headers and body) to arrive', 3600),
-    headersTimeoutSeconds: Seconds("Time for a request's headers to arrive; at most requestTimeoutSeconds", 3600),
-    keepAliveTimeoutSeconds: Seconds('How long an idle keep-alive connection is kept', 3600),
-    maxRequestsPerSocket: Type.Optional(
-      Type.Integer({ minimum: 0, description: 'Requests one connection may carry before it is closed; 0: no limit' }),
-    ),
-    maxConnections: Type.Optional(
-      Type.Integer({ minimum: 1, description: 'Open connections per process; more are refused at once' }),
-    ),
-  },
-  { additionalProperties: false },
-);
-
-const BudgetSchema = Type.Object(
-  {
-    max: Type.Integer({
-      minimum: 0,
-      maximum: 1_000_000_000,
-      description: 'At most this many per window; 0 turns it off',
-    }),
-    windowSeconds: Type.Integer({ minimum: 1, maximum: 86_400 }),
-  },
-  { additionalProperties: false },
-);
-
-/** The API's budgets (docs/decisions.md says why these defaults). */
-const LimitsSchema = Type.Object(
-  {
-    clientFailures: Type.Optional(BudgetSchema),
-    keyClientFailures: Type.Optional(BudgetSchema),
-    keyRequests: Type.Optional(BudgetSchema),
-  },
-  { additionalProperties: false },
-);
-export type LimitsConfig = Required<Static<typeof LimitsSchema>>;
-/** The seller's workspace pages: sessions and login attempts. */
-const WorkspaceSchema = Type.Object(
-  {
-    sessionIdleMinutes: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 7 * 24 * 60, description: 'A session unused this long ends' }),
-    ),
-    sessionMaxHours: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 30 * 24, description: 'A session ends this long after login, however busy' }),
-    ),
-    loginAttempts: Type.Optional(
-      Type.Object(
-        {
-          perAccount: Type.Integer({
-            minimum: 1,
-            description: 'Failed logins per account and client address, per window (fewer after each lockout)',
-          }),
-          perClient: Type.Integer({
-            minimum: 1,
-            description: 'Failed logins per client address and window, any accounts',
-          }),
-          windowSeconds: Type.Integer({ minimum: 1 }),
-        },
-        { additionalProperties: false },
-      ),
-    ),
-  },
-  { additionalProperties: false },
-);
-export type WorkspaceSettings = Required<Static<typeof WorkspaceSchema>>;
+import { type ServerLimits, ServerSchema } from './server/server-limits.js';
+import { DEFAULT_POSTGRES_TIMEOUTS, type PostgresTimeouts, type StoreLocation } from './store/store-location.js';
+import { languages } from './variants/languages.js';
+import { CurrencySchema, type VariantConfig, VariantSchema } from './variants/variant-config.js';
+import { WorkspaceSchema, type WorkspaceSettings } from './web/workspace-config.js';
 
 /** The configuration file's shape (SPEC 4): one schema, the type derived from it. */
 export const ConfigFileSchema = Type.Object(
   {
     $comment: Type.Optional(Type.String()),
-    storeCurrency: Type.Optional(Currency),
+    storeCurrency: Type.Optional(CurrencySchema),
     support: Type.Optional(Type.Boolean()),
     variants: Type.Optional(Type.Array(VariantSchema, { minItems: 1 })),
     server: Type.Optional(ServerSchema),
@@ -153,41 +72,6 @@ export const defaultConfigFile = {
   },
 } as const satisfies ConfigFile;
 
-/** The server's timeouts (in ms) and connection limits, every one set. */
-export interface ServerLimits {
-  readonly requestTimeoutMs: number;
-  readonly headersTimeoutMs: number;
-  readonly keepAliveTimeoutMs: number;
-  readonly maxRequestsPerSocket: number;
-  readonly maxConnections: number;
-}
-
-export interface VariantConfig {
-  readonly lang: Lang;
-  readonly texts: VariantTexts;
-  /** The base URL as configured ("/pt", "https://api.example.com.br/"): the OpenAPI document's server. */
-  readonly baseUrl: string;
-  /** Lower-case host name (with a port only when the base URL names one), or undefined for any host. */
-  readonly host: string | undefined;
-  /** Path prefix without a trailing slash: '' for the root. */
-  readonly prefix: string;
-  readonly currency: string;
-  readonly rate: Rate;
-}
-
-/** How long the serving process waits on PostgreSQL before it answers 503. */
-export interface PostgresTimeouts {
-  /** Longest a statement may run (the server's statement_timeout; the client gives up a second later). */
-  readonly statementTimeoutMs: number;
-  /** Longest a query waits for a connection: a new one, or a free one of a full pool. */
-  readonly connectTimeoutMs: number;
-}
-
-/** Where the store is. A PostgreSQL store also says how many connections each process may open, and how long it waits. */
-export type StoreLocation =
-  | { kind: 'sqlite'; path: string }
-  | ({ kind: 'postgres'; url: string; poolSize: number } & PostgresTimeouts);
-
 export interface Config {
   readonly storeCurrency: string;
   readonly support: boolean;
@@ -227,7 +111,6 @@ export class ConfigError extends Error {
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/marketplace.db';
 export const DEFAULT_POOL_SIZE = 10;
-export const DEFAULT_POSTGRES_TIMEOUTS: PostgresTimeouts = { statementTimeoutMs: 5_000, connectTimeoutMs: 3_000 };
 const MAX_POOL_SIZE = 1000;
 const MAX_WORKERS = 256;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];

@@ -1,6 +1,5 @@
 import { PassThrough } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
-import type { Config } from '../config.js';
 import { exportNdjson } from '../exporter/export-ndjson.js';
 import type { ImportCounts } from '../importer/import-ndjson.js';
 import { importReport } from '../importer/import-report.js';
@@ -12,6 +11,7 @@ import { applyPurchaseAction, type PurchaseAction } from '../operations/purchase
 import { exemptFromRequestTimeout } from '../server/request-timeout-exemption.js';
 import { readSnapshot } from '../store/snapshot.js';
 import { type Store, StoreUnavailableError } from '../store/store.js';
+import type { StoreLocation } from '../store/store-location.js';
 import { sendAdminError, sendAdminJson } from './admin-errors.js';
 import { createAdminTokenCheck } from './admin-token.js';
 import { ImportTooLargeError, runImportInWorker } from './run-import-in-worker.js';
@@ -23,7 +23,11 @@ export const ADMIN_PREFIX = '/admin/v1';
 export const ADMIN_IMPORT_LIMIT_BYTES = 1024 ** 3;
 
 export interface AdminPluginOptions {
-  readonly config: Config;
+  readonly config: {
+    readonly adminToken: string | undefined;
+    readonly keyRotationGraceSeconds: number;
+    readonly store: StoreLocation;
+  };
   readonly store: Store;
   readonly keys: KeyMaterial;
   readonly metrics: ServiceMetrics;

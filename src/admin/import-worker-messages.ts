@@ -1,5 +1,5 @@
-import type { StoreLocation } from '../config.js';
 import type { ImportResult } from '../importer/import-ndjson.js';
+import type { StoreLocation } from '../store/store-location.js';
 
 /** What the import worker starts with: where the store and the NDJSON file are, and the key material (as plain bytes). */
 export interface ImportWorkerData {

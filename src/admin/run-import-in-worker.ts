@@ -6,10 +6,10 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { StoreLocation } from '../config.js';
 import { type ImportResult, importNdjson } from '../importer/import-ndjson.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import type { Store } from '../store/store.js';
+import type { StoreLocation } from '../store/store-location.js';
 import type { ImportWorkerAnswer, ImportWorkerData } from './import-worker-messages.js';
 
 /** The input went over its size limit: nothing was imported. */

@@ -1,6 +1,6 @@
-import type { LimitsConfig } from '../config.js';
 import { clientIdOf } from '../limits/client-id.js';
 import type { BudgetState, Limits } from '../limits/limits.js';
+import type { LimitsConfig } from '../limits/limits-config.js';
 import type { ErrorKind } from '../variants/error-kinds.js';
 import { ApiError } from './api-error.js';
 import type { ApiRequest } from './api-request.js';

@@ -1,8 +1,8 @@
-import type { Config } from '../config.js';
 import { digestApiKey } from '../keys/api-keys.js';
 import { createKeyUsage } from '../keys/key-usage.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import type { Limits } from '../limits/limits.js';
+import type { LimitsConfig } from '../limits/limits-config.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import { type Store, unavailableReason } from '../store/store.js';
 import type { VariantResolver, VariantRuntime } from '../variants/variant-runtime.js';
@@ -16,7 +16,7 @@ import { createRouteTable, type RouteTable } from './route-table.js';
 import { endpoints } from './routes/index.js';
 
 export interface ApiOptions {
-  readonly config: Config;
+  readonly config: { readonly support: boolean; readonly limits: LimitsConfig };
   readonly store: Store;
   readonly keys: KeyMaterial;
   readonly resolver: VariantResolver;

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { type AccountAction, applyAccountAction } from '../operations/account-operations.js';
-import { examples, fail, withStore } from './cli-support.js';
+import { examples, fail, type WithStore } from './cli-support.js';
 
 const DESCRIPTIONS: Record<AccountAction, string> = {
   suspend: "Suspend a seller's account: its key answers 401 from the next request on, on every instance",
@@ -11,7 +11,7 @@ const DESCRIPTIONS: Record<AccountAction, string> = {
  * `accounts ...`: one subcommand per account action, through the same functions as the admin
  * API. Returns the group, so that other commands (`accounts set-password`, say) join it.
  */
-export function addAccountCommands(program: Command): Command {
+export function addAccountCommands(program: Command, withStore: WithStore): Command {
   const accounts = program
     .command('accounts')
     .description("Change a seller's account (the same operations as the admin API)")

@@ -1,6 +1,20 @@
-import { type Config, loadConfig } from '../config.js';
+import type { MarketbobConfig } from '../marketbob/marketbob-config.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
+import type { StoreLocation } from '../store/store-location.js';
+
+/** What the commands read of the configuration (the server's: DATABASE_URL, SECRET_KEY, MARKETPLACE_CONFIG). */
+export interface CliConfig {
+  readonly store: StoreLocation;
+  readonly storeIsDefault: boolean;
+  readonly storeCurrency: string;
+  readonly secretKey: string | undefined;
+  readonly keyRotationGraceSeconds: number;
+  readonly marketbob: MarketbobConfig | undefined;
+}
+
+/** Runs `work` over the configured store, opened for it and always closed. */
+export type WithStore = <T>(work: (store: Store, config: CliConfig) => Promise<T>) => Promise<T>;
 
 /**
  * The CLI's exit codes (also in `--help` and docs/operations.md): 0 done; 1 the command ran and
@@ -15,15 +29,17 @@ Exit codes:
   1  the command failed (bad lines in an import, no such account or purchase, the store failed)
   2  usage error (unknown command or option, missing argument) or a bad configuration`;
 
-/** Opens the configured store for one command and always closes it. */
-export async function withStore<T>(work: (store: Store, config: Config) => Promise<T>): Promise<T> {
-  const config = loadConfig();
-  const store = await openStore(config.store, { createDirectory: config.storeIsDefault });
-  try {
-    return await work(store, config);
-  } finally {
-    await store.close();
-  }
+/** Opens the store of the config `load` reads, for one command at a time. */
+export function storeRunner(load: () => CliConfig): WithStore {
+  return async (work) => {
+    const config = load();
+    const store = await openStore(config.store, { createDirectory: config.storeIsDefault });
+    try {
+      return await work(store, config);
+    } finally {
+      await store.close();
+    }
+  };
 }
 
 /** Prints a message to stderr and exits with the given code. */

@@ -1,14 +1,12 @@
 import { Command } from 'commander';
-import { loadConfig } from '../config.js';
 import { runExportCommand } from '../exporter/export-command.js';
 import { runImportCommand } from '../importer/import-command.js';
 import { rotateAccountKey, showKey } from '../keys/account-keys.js';
 import { loadKeyMaterial } from '../keys/key-material.js';
 import { runMarketbobCheck, runMarketbobSync } from '../marketbob/marketbob-commands.js';
 import { readSnapshot } from '../store/snapshot.js';
-import { packageVersion } from '../version.js';
 import { addAccountCommands } from './accounts-commands.js';
-import { EXIT, EXIT_CODES_HELP, examples, fail, withStore } from './cli-support.js';
+import { type CliConfig, EXIT, EXIT_CODES_HELP, examples, fail, storeRunner, type WithStore } from './cli-support.js';
 import { addPurchaseCommands } from './purchases-commands.js';
 import { setPasswordCommand } from './set-password-command.js';
 
@@ -16,13 +14,20 @@ import { setPasswordCommand } from './set-password-command.js';
  * The CLI's commands. Usage errors throw a CommanderError (exitOverride) instead of exiting, so
  * main.ts picks the exit code and tests can run `--help` in-process.
  */
-export function createProgram(): Command {
+export interface ProgramOptions {
+  /** Reads the configuration (the server's), when a command needs it. */
+  readonly loadConfig: () => CliConfig;
+  readonly version: string;
+}
+
+export function createProgram({ loadConfig, version }: ProgramOptions): Command {
+  const withStore = storeRunner(loadConfig);
   const program = new Command('marketplace-api')
     .description(
       'Administer the marketplace-api store. Uses the same configuration as the server\n' +
         '(DATABASE_URL, SECRET_KEY, MARKETPLACE_CONFIG): run it where the server runs.',
     )
-    .version(packageVersion(), '-V, --version', 'print the version and exit')
+    .version(version, '-V, --version', 'print the version and exit')
     .showHelpAfterError()
     // Usage errors exit 2, apart from failures of a command that ran (1): see EXIT.
     .exitOverride()
@@ -113,7 +118,7 @@ export function createProgram(): Command {
       );
     });
 
-  addAccountCommands(program)
+  addAccountCommands(program, withStore)
     .command('set-password')
     .description(
       "Set the account's workspace password: asked twice (hidden) on a terminal, else one line read from standard input",
@@ -130,13 +135,13 @@ export function createProgram(): Command {
       const ok = await withStore((store) => setPasswordCommand(store, username));
       if (!ok) process.exitCode = EXIT.failed;
     });
-  addPurchaseCommands(program);
-  addMarketbobCommands(program);
+  addPurchaseCommands(program, withStore);
+  addMarketbobCommands(program, loadConfig, withStore);
   return program;
 }
 
 /** `marketbob check` and `marketbob sync`: a MarketBob marketplace's database as the source (docs/marketbob.md). */
-function addMarketbobCommands(program: Command): void {
+function addMarketbobCommands(program: Command, loadConfig: () => CliConfig, withStore: WithStore): void {
   const marketbob = program
     .command('marketbob')
     .description(

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { applyPurchaseAction, type PurchaseAction } from '../operations/purchase-operations.js';
-import { examples, fail, withStore } from './cli-support.js';
+import { examples, fail, type WithStore } from './cli-support.js';
 
 const DESCRIPTIONS: Record<PurchaseAction, string> = {
   refund: 'Mark a purchase refunded: its code stops validating at once, on every instance',
@@ -9,7 +9,7 @@ const DESCRIPTIONS: Record<PurchaseAction, string> = {
 };
 
 /** `purchases ...`: one subcommand per purchase action, through the same functions as the admin API. */
-export function addPurchaseCommands(program: Command): Command {
+export function addPurchaseCommands(program: Command, withStore: WithStore): Command {
   const purchases = program
     .command('purchases')
     .description('Tell the service about a refund, a cancellation or a download (the same operations as the admin API)')

@@ -1,9 +1,15 @@
-import type { Config, VariantConfig } from '../config.js';
+import type { VariantConfig } from '../variants/variant-config.js';
 import { DEMO_ITEM_ID, DEMO_PURCHASE_CODE, DEMO_SELLER } from './demo-data.js';
 import type { DemoCredentials } from './load-demo.js';
 
+/** What the banners read of the config: where the server listens, and its variants. */
+interface BannerConfig {
+  readonly host: string;
+  readonly variants: readonly VariantConfig[];
+}
+
 /** Where a variant can be reached from this machine, for the printed URLs and curl lines. */
-function baseUrlOf(variant: VariantConfig, config: Config, port: number): string {
+function baseUrlOf(variant: VariantConfig, config: BannerConfig, port: number): string {
   if (variant.host !== undefined) return `http://${variant.host}${variant.prefix}`;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}${variant.prefix}`;
@@ -13,7 +19,7 @@ function baseUrlOf(variant: VariantConfig, config: Config, port: number): string
  * The text printed on every start, once the port is open: per variant, where its API, its docs
  * and its workspace login are. No key or password: those are the demo banner's, shown once.
  */
-export function addressBanner(config: Config, port: number, version: string): string {
+export function addressBanner(config: BannerConfig, port: number, version: string): string {
   const lines = [`marketplace-api ${version} is ready.`];
   for (const variant of config.variants) {
     const base = baseUrlOf(variant, config, port);
@@ -29,7 +35,7 @@ export function addressBanner(config: Config, port: number, version: string): st
 }
 
 /** The text printed once, after the demo data was loaded: the key and a ready curl line per endpoint and variant. */
-export function demoBanner(config: Config, port: number, { key, password }: DemoCredentials): string {
+export function demoBanner(config: BannerConfig, port: number, { key, password }: DemoCredentials): string {
   const rule = '='.repeat(78);
   const lines = [
     rule,

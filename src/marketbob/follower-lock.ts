@@ -1,6 +1,6 @@
 import pg from 'pg';
-import type { StoreLocation } from '../config.js';
 import { withDefaultUser } from '../store/postgres.js';
+import type { StoreLocation } from '../store/store-location.js';
 
 /**
  * The right to follow MarketBob: exactly one follower writes into a store at a time. With

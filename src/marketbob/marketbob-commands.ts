@@ -1,5 +1,4 @@
 import cliProgress from 'cli-progress';
-import type { Config } from '../config.js';
 import type { OutputStream } from '../importer/import-command.js';
 import type { LineType } from '../importer/parse-line.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
@@ -103,7 +102,7 @@ function progressBar(stream: OutputStream): { update(progress: SyncProgress): vo
 
 /** `marketbob sync`: a full sync into the store, all or nothing. */
 export async function runMarketbobSync(
-  config: Config & { marketbob: MarketbobConfig },
+  config: { readonly marketbob: MarketbobConfig; readonly storeCurrency: string },
   store: Store,
   keys: KeyMaterial,
   streams: CommandStreams = {},

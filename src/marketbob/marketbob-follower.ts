@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import type { StoreLocation } from '../config.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import { type Store, unavailableReason } from '../store/store.js';
+import type { StoreLocation } from '../store/store-location.js';
 import type { MarketbobConfig } from './marketbob-config.js';
 import type { MarketbobDb } from './marketbob-connection.js';
 import type { Changed } from './marketbob-reader.js';

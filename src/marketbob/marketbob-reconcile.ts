@@ -1,11 +1,11 @@
 import { sql } from 'kysely';
-import type { StoreLocation } from '../config.js';
 import { accountLine, itemLine, purchaseLine } from '../exporter/export-lines.js';
 import { type ImportCounts, ImportRun } from '../importer/import-run.js';
 import { decryptApiKey } from '../keys/api-keys.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import { readSnapshot } from '../store/snapshot.js';
 import type { Store } from '../store/store.js';
+import type { StoreLocation } from '../store/store-location.js';
 import type { MarketbobDb } from './marketbob-connection.js';
 import { ACCOUNT_STATUSES, ITEM_STATUSES, PURCHASE_STATUSES } from './row-mapping.js';
 

@@ -1,9 +1,10 @@
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
+import type { StoreLocation } from '../store/store-location.js';
 import { createFollowerLock } from './follower-lock.js';
+import type { MarketbobConfig } from './marketbob-config.js';
 import { type MarketbobDb, openMarketbob } from './marketbob-connection.js';
 import { MarketbobFollower } from './marketbob-follower.js';
 
@@ -33,7 +34,7 @@ interface Active {
  * sync has been tried, so that a sole instance serves MarketBob's data from its first request.
  */
 export async function startMarketbobFollower(
-  config: Config,
+  config: { readonly marketbob: MarketbobConfig | undefined; readonly store: StoreLocation },
   keys: KeyMaterial,
   logger: Logger,
 ): Promise<RunningFollower | undefined> {

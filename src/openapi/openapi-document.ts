@@ -1,9 +1,9 @@
 import type { TSchema } from '@sinclair/typebox';
-import type { VariantConfig } from '../config.js';
 import { MAX_DECIMALS, resourceSchemas } from '../schemas/resource-schemas.js';
 import { errorEnvelope, routeResponseSchemas } from '../schemas/response-schemas.js';
 import { type RouteContract, type RouteParam, routeContracts, routeErrorKinds } from '../schemas/route-contracts.js';
 import type { ErrorKind } from '../variants/error-kinds.js';
+import type { VariantConfig } from '../variants/variant-config.js';
 import type { VariantTexts } from '../variants/variant-texts.js';
 import { docsLanguages, translator } from './docs-languages.js';
 import { EXAMPLE_ITEM_ID, EXAMPLE_PURCHASE_CODE, exampleSuccessMembers } from './openapi-examples.js';

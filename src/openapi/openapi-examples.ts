@@ -1,7 +1,7 @@
-import type { VariantConfig } from '../config.js';
 import { DEMO_ITEM_ID, DEMO_PURCHASE_CODE } from '../demo/demo-data.js';
 import type { AccountRow, ItemRow, PurchaseRow } from '../records/rows.js';
 import { serializeAccount, serializeItem, serializePurchaseAroundItem } from '../records/serialize.js';
+import type { VariantConfig } from '../variants/variant-config.js';
 
 /**
  * The document's example bodies, made by the very serialisers the routes use (over example

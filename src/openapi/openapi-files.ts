@@ -1,18 +1,23 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig } from '../config.js';
+import type { VariantConfig } from '../variants/variant-config.js';
 import { buildOpenApiDocument } from './openapi-document.js';
+
+/** What the documents are built from: the variants, and whether support fields are served. */
+export interface OpenApiConfig {
+  readonly variants: readonly VariantConfig[];
+  readonly support: boolean;
+}
 
 /** Where the shipped variants' documents are committed. */
 export const OPENAPI_DIR = 'openapi';
 
 /**
- * The shipped default config's documents (`openapi/en.json`, `openapi/pt.json`) as file texts,
- * by file name: what `npm run openapi` writes and a test compares with the committed files.
+ * The documents of a config's variants (`openapi/en.json`, `openapi/pt.json` for the shipped
+ * defaults) as file texts, by file name: what `npm run openapi` writes and a test compares with the
+ * committed files.
  */
-export function shippedOpenApiFiles(): ReadonlyMap<string, string> {
-  // No environment: the shipped defaults (config.ts), whatever this shell has set.
-  const config = loadConfig({});
+export function openApiFiles(config: OpenApiConfig): ReadonlyMap<string, string> {
   return new Map(
     config.variants.map((variant) => [
       `${variant.lang}.json`,
@@ -21,11 +26,11 @@ export function shippedOpenApiFiles(): ReadonlyMap<string, string> {
   );
 }
 
-/** Writes the shipped documents under `root`/openapi; returns the paths written. */
-export function writeOpenApiFiles(root: string): string[] {
+/** Writes the config's documents under `root`/openapi; returns the paths written. */
+export function writeOpenApiFiles(root: string, config: OpenApiConfig): string[] {
   const dir = join(root, OPENAPI_DIR);
   mkdirSync(dir, { recursive: true });
-  return [...shippedOpenApiFiles()].map(([name, text]) => {
+  return [...openApiFiles(config)].map(([name, text]) => {
     const path = join(dir, name);
     writeFileSync(path, text);
     return path;

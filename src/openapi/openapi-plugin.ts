@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Config, VariantConfig } from '../config.js';
+import type { VariantConfig } from '../variants/variant-config.js';
 import type { VariantResolver } from '../variants/variant-runtime.js';
 import { docsLanguages } from './docs-languages.js';
 import { DOCS_SECURITY_HEADERS, docsCss, docsHtml, docsStartScript, swaggerUiAssets } from './docs-page.js';
@@ -7,7 +7,7 @@ import { buildOpenApiDocument } from './openapi-document.js';
 
 /** What the docs plugin needs: the variants and whether purchases show `supported_until`. */
 export interface OpenApiPluginOptions {
-  readonly config: Pick<Config, 'variants' | 'support'>;
+  readonly config: { readonly variants: readonly VariantConfig[]; readonly support: boolean };
   /** The app's variant resolver (built once, in buildApp). */
   readonly resolver: VariantResolver;
 }

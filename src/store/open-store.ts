@@ -1,7 +1,7 @@
-import type { StoreLocation } from '../config.js';
 import { openPostgresStore } from './postgres.js';
 import { openSqliteStore } from './sqlite.js';
 import type { Store } from './store.js';
+import type { StoreLocation } from './store-location.js';
 
 export interface OpenStoreOptions {
   /**

@@ -1,13 +1,13 @@
 import { userInfo } from 'node:os';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { DEFAULT_POSTGRES_TIMEOUTS, type PostgresTimeouts } from '../config.js';
 import type { Database } from './database.js';
 import { KyselyStore, migrateToLatest } from './kysely-store.js';
 import { listenForChanges } from './postgres-changes.js';
 import { runPostgresImport } from './postgres-import.js';
 import type { QueryRunner } from './query-runner.js';
 import type { Store } from './store.js';
+import { DEFAULT_POSTGRES_TIMEOUTS, type PostgresTimeouts } from './store-location.js';
 
 export interface PostgresStoreOptions extends Partial<PostgresTimeouts> {
   /** Connections the store's pool may open (the change listener holds one more of its own). */

@@ -1,9 +1,9 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
-import type { StoreLocation } from '../config.js';
 import type { AccountRow, ItemRow, PurchaseRow } from '../records/rows.js';
 import type { Database } from './database.js';
 import { createPostgresPool } from './postgres.js';
+import type { StoreLocation } from './store-location.js';
 
 /**
  * The whole store as it was at one moment, read a page at a time in key order: each call gives

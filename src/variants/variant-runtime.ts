@@ -1,6 +1,6 @@
-import type { VariantConfig } from '../config.js';
 import { type ErrorKind, errorStatus } from './error-kinds.js';
 import { keptBytes } from './kept-bytes.js';
+import type { VariantConfig } from './variant-config.js';
 
 /** A configured variant with everything it answers prebuilt once: error bodies, the success envelope's head. */
 export interface VariantRuntime {

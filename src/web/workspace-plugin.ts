@@ -5,7 +5,6 @@ import formbody from '@fastify/formbody';
 import fastifyStatic from '@fastify/static';
 import { Eta } from 'eta';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../config.js';
 import { rotateAccountKey } from '../keys/account-keys.js';
 import { decryptApiKey } from '../keys/api-keys.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
@@ -21,10 +20,11 @@ import { packageRoot } from './package-root.js';
 import { workspaceLanguages } from './texts/workspace-languages.js';
 import type { WorkspaceTexts } from './texts/workspace-texts.js';
 import { validationExample } from './validation-example.js';
+import type { WorkspaceSettings } from './workspace-config.js';
 import { createWorkspaceSessions, type LiveSession } from './workspace-sessions.js';
 
 export interface WorkspaceOptions {
-  readonly config: Config;
+  readonly config: { readonly workspace: Readonly<WorkspaceSettings>; readonly keyRotationGraceSeconds: number };
   readonly store: Store;
   readonly keys: KeyMaterial;
   /** The app's variant resolver (built once, in buildApp). */

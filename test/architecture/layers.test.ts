@@ -23,6 +23,17 @@ const LAYERS: readonly (readonly string[])[] = [
   ['.'],
 ];
 
+/**
+ * Files that start a process of their own compose it, as `main.ts` does the server's: the CLI's
+ * entry, and the scripts that write the OpenAPI documents and the SDK's contract. They sit in
+ * the composition layer, whatever their folder.
+ */
+const ENTRY_POINTS: ReadonlySet<string> = new Set([
+  'cli/main.ts',
+  'openapi/write-openapi.ts',
+  'schemas/write-sdk-contract.ts',
+]);
+
 const SRC = resolve(import.meta.dirname, '../../src');
 
 function sourceFiles(dir: string): string[] {
@@ -33,10 +44,11 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** The folder right under src/ a file sits in ('.' for src/ itself). */
+/** The folder right under src/ a file sits in ('.' for src/ itself and the entry points). */
 function folderOf(file: string): string {
-  const parts = relative(SRC, file).split('/');
-  return parts.length === 1 ? '.' : (parts[0] as string);
+  const path = relative(SRC, file);
+  const parts = path.split('/');
+  return parts.length === 1 || ENTRY_POINTS.has(path) ? '.' : (parts[0] as string);
 }
 
 function layerOf(folder: string): number {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProgram } from '../../src/cli/program.js';
 import { loadConfig } from '../../src/config.js';
 import { openStore } from '../../src/store/open-store.js';
+import { packageVersion } from '../../src/version.js';
 import { cleanEnv, runCli } from '../helpers/processes.js';
 import { createTestDatabase, TEST_STORES, type TestDatabase } from '../helpers/test-database.js';
 import { accountLine, itemLine, ndjsonText, purchaseLine } from '../importer/import-fixtures.js';
@@ -70,7 +71,7 @@ describe.each(TEST_STORES)('npm run cli -- accounts / purchases (%s)', (kind) =>
 
 /** The CLI's program with its output (every command's) captured. */
 function capturedProgram() {
-  const program = createProgram();
+  const program = createProgram({ loadConfig: () => loadConfig(), version: packageVersion() });
   let output = '';
   const capture = (command: Command) => {
     command.configureOutput({

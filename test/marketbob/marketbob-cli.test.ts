@@ -1,6 +1,8 @@
 import { CommanderError } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProgram } from '../../src/cli/program.js';
+import { loadConfig } from '../../src/config.js';
+import { packageVersion } from '../../src/version.js';
 import { cleanEnv, runCli } from '../helpers/processes.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 import {
@@ -118,7 +120,7 @@ describe('npm run cli -- marketbob --help', () => {
   it('has help with examples on each marketbob command', async () => {
     for (const command of [['marketbob'], ['marketbob', 'check'], ['marketbob', 'sync']]) {
       let output = '';
-      const program = createProgram();
+      const program = createProgram({ loadConfig: () => loadConfig(), version: packageVersion() });
       const capture = (cmd: ReturnType<typeof createProgram>) => {
         cmd.configureOutput({ writeOut: (text) => (output += text), writeErr: (text) => (output += text) });
         cmd.exitOverride();

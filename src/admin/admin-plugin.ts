@@ -3,14 +3,15 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 
 import { exportNdjson } from '../exporter/export-ndjson.js';
 import type { ImportCounts } from '../importer/import-ndjson.js';
 import { importReport } from '../importer/import-report.js';
-import { rotateAccountKey } from '../keys/account-keys.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
+import { rotateAccountKey } from '../operations/account-keys.js';
 import { type AccountAction, applyAccountAction } from '../operations/account-operations.js';
 import { applyPurchaseAction, type PurchaseAction } from '../operations/purchase-operations.js';
+import { classifyError, reportFailure } from '../server/error-classifier.js';
 import { exemptFromRequestTimeout } from '../server/request-timeout-exemption.js';
 import { readSnapshot } from '../store/snapshot.js';
-import { type Store, StoreUnavailableError } from '../store/store.js';
+import type { Store } from '../store/store.js';
 import type { StoreLocation } from '../store/store-location.js';
 import { sendAdminError, sendAdminJson } from './admin-errors.js';
 import { createAdminTokenCheck } from './admin-token.js';
@@ -67,17 +68,19 @@ export async function adminPlugin(scope: FastifyInstance, options: AdminPluginOp
     done();
   });
 
-  scope.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
-    if (error instanceof StoreUnavailableError) {
-      metrics.storeError('unavailable');
-      request.log.error({ reqId: request.id, err: error.cause }, 'admin: store unavailable');
-      return sendAdminError(reply, 'service_unavailable');
+  scope.setErrorHandler((error, request, reply) => {
+    const failure = classifyError(error);
+    reportFailure(failure, { surface: 'admin', reqId: request.id, log: request.log, metrics });
+    switch (failure.kind) {
+      case 'serviceUnavailable':
+        return sendAdminError(reply, 'service_unavailable');
+      case 'internal':
+        return sendAdminError(reply, 'internal');
+      case 'bodyTooLarge':
+        return sendAdminError(reply, 'body_too_large');
+      default:
+        return sendAdminError(reply, 'malformed_request');
     }
-    if (error.statusCode === 413) return sendAdminError(reply, 'body_too_large');
-    if (error.statusCode !== undefined && error.statusCode < 500) return sendAdminError(reply, 'malformed_request');
-    metrics.storeError('other');
-    request.log.error({ reqId: request.id, err: error }, 'admin: unexpected error');
-    return sendAdminError(reply, 'internal');
   });
 
   for (const action of ['refund', 'cancel', 'downloaded'] as const satisfies readonly PurchaseAction[]) {

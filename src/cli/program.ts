@@ -1,9 +1,9 @@
 import { Command } from 'commander';
 import { runExportCommand } from '../exporter/export-command.js';
 import { runImportCommand } from '../importer/import-command.js';
-import { rotateAccountKey, showKey } from '../keys/account-keys.js';
 import { loadKeyMaterial } from '../keys/key-material.js';
 import { runMarketbobCheck, runMarketbobSync } from '../marketbob/marketbob-commands.js';
+import { rotateAccountKey, showKey } from '../operations/account-keys.js';
 import { readSnapshot } from '../store/snapshot.js';
 import { addAccountCommands } from './accounts-commands.js';
 import { type CliConfig, EXIT, EXIT_CODES_HELP, examples, fail, storeRunner, type WithStore } from './cli-support.js';

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { importNdjson } from '../importer/import-ndjson.js';
-import { showKey } from '../keys/account-keys.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
+import { showKey } from '../operations/account-keys.js';
 import { hashPassword } from '../passwords/password-hash.js';
 import type { Store } from '../store/store.js';
 import { DEMO_SELLER, demoLines } from './demo-data.js';

@@ -4,9 +4,6 @@ import { PURCHASES } from '../records/purchase-table.js';
 
 export type { PurchaseLine } from '../records/purchase-table.js';
 
-/** A `purchase` line (SPEC 5), made from the purchases table. Fields left out take their defaults. */
-export const PurchaseLineSchema = PURCHASES.lineSchema;
-
 /** Reads a purchase line (an object whose `type` is `purchase`). */
 export function readPurchaseLine(value: unknown): LineReading<PurchaseRecord> {
   const read = PURCHASES.readLine(value);

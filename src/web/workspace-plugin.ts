@@ -5,15 +5,16 @@ import formbody from '@fastify/formbody';
 import fastifyStatic from '@fastify/static';
 import { Eta } from 'eta';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { rotateAccountKey } from '../keys/account-keys.js';
 import { decryptApiKey } from '../keys/api-keys.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import { clientIdOf } from '../limits/client-id.js';
 import type { Limits } from '../limits/limits.js';
+import { rotateAccountKey } from '../operations/account-keys.js';
 import { createPasswordChecker, PasswordChecksBusyError } from '../passwords/password-checker.js';
 import { hashPassword, type PasswordCheck } from '../passwords/password-hash.js';
 import type { AccountRow } from '../records/rows.js';
-import { type Store, StoreUnavailableError } from '../store/store.js';
+import { classifyError, reportFailure } from '../server/error-classifier.js';
+import type { Store } from '../store/store.js';
 import type { VariantResolver } from '../variants/variant-runtime.js';
 import { createLoginAttempts } from './login-attempts.js';
 import { packageRoot } from './package-root.js';
@@ -146,15 +147,12 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
     if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET') {
       return page(403, t.problems.csrfTitle, t.problems.csrfText);
     }
-    if (error instanceof StoreUnavailableError) {
-      request.log.error({ reqId: request.id, err: error.cause }, 'store unavailable');
+    const failure = classifyError(error);
+    reportFailure(failure, { surface: 'workspace', reqId: request.id, log: request.log, metrics: undefined });
+    if (failure.kind === 'serviceUnavailable')
       return page(503, t.problems.unavailableTitle, t.problems.unavailableText);
-    }
-    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
-      return page(400, t.problems.badFormTitle, t.problems.badFormText);
-    }
-    request.log.error({ reqId: request.id, err: error }, 'unexpected error in the workspace');
-    return page(500, t.problems.errorTitle, t.problems.errorText);
+    if (failure.kind === 'internal') return page(500, t.problems.errorTitle, t.problems.errorText);
+    return page(400, t.problems.badFormTitle, t.problems.badFormText);
   });
 
   for (const prefix of resolver.prefixes) {

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { importNdjson } from '../../src/importer/import-ndjson.js';
-import { rotateKey } from '../../src/keys/account-keys.js';
+import { rotateAccountKey } from '../../src/operations/account-keys.js';
 import { openStore } from '../../src/store/open-store.js';
 import { CHANGE_CHECK_INTERVAL_MS } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/store.js';
@@ -124,7 +124,7 @@ describe.each(TEST_STORES)('caches on %s stay fresh', (kind) => {
 
   it('answers 401 to a key rotated elsewhere at once, and takes the new one', async () => {
     expect((await details(KEY)).statusCode).toBe(200);
-    const newKey = await rotateKey(other, t.keys, 'fresh');
+    const newKey = (await rotateAccountKey(other, t.keys, 'fresh'))?.key;
     if (newKey === undefined) throw new Error('rotation failed');
     expect(await settledStatus(() => details(KEY), 401)).toBe(401);
     expect(await settledStatus(() => details(newKey), 200)).toBe(200);

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { importNdjson } from '../../src/importer/import-ndjson.js';
-import { rotateKey } from '../../src/keys/account-keys.js';
+import { rotateAccountKey } from '../../src/operations/account-keys.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
 import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
@@ -154,7 +154,7 @@ describe.each(TEST_STORES)('a lookup racing a change on %s', (kind) => {
       'accountByKeyDigest',
       () => details(ROTATED_KEY),
       async () => {
-        newKey = await rotateKey(other, t.keys, 'rotated');
+        newKey = (await rotateAccountKey(other, t.keys, 'rotated'))?.key;
       },
     );
     // It read the account before the rotation committed.

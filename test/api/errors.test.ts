@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rotateKey } from '../../src/keys/account-keys.js';
+import { rotateAccountKey } from '../../src/operations/account-keys.js';
 import { en as enTexts } from '../../src/variants/en.js';
 import { errorKinds, errorStatus } from '../../src/variants/error-kinds.js';
 import { pt as ptTexts } from '../../src/variants/pt.js';
@@ -249,7 +249,7 @@ describe.each(TEST_STORES)('%s store', (kind) => {
   describe('401 "invalid request", never saying why (SPEC 2.2 rule 1, 2.2.1)', () => {
     let rotatedKey: string;
     beforeAll(async () => {
-      const key = await rotateKey(t.store, t.keys, 'rory');
+      const key = (await rotateAccountKey(t.store, t.keys, 'rory'))?.key;
       if (key === undefined) throw new Error('rory should exist');
       rotatedKey = key;
     });
@@ -291,7 +291,7 @@ describe.each(TEST_STORES)('%s store', (kind) => {
         await expectAll401(KEYS.sam);
       });
 
-      it('a key that was replaced (rotateKey): the old one fails, the new one works, at once', async () => {
+      it('a key that was replaced (rotateAccountKey): the old one fails, the new one works, at once', async () => {
         await expectAll401(KEYS.rory);
         for (const response of await onEveryEndpoint(rotatedKey)) expect(response.statusCode).toBe(200);
       });

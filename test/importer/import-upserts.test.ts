@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { rotateAccountKey } from '../../src/keys/account-keys.js';
 import { decryptApiKey, digestApiKey } from '../../src/keys/api-keys.js';
+import { rotateAccountKey } from '../../src/operations/account-keys.js';
 import { TEST_STORES } from '../helpers/test-database.js';
 import {
   accountLine,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rotateAccountKey } from '../../src/keys/account-keys.js';
+import { rotateAccountKey } from '../../src/operations/account-keys.js';
 import { CHANGE_CHECK_INTERVAL_MS } from '../../src/store/sqlite.js';
 import { cleanEnv, runCli } from '../helpers/processes.js';
 import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { rotateAccountKey } from '../../src/keys/account-keys.js';
 import { createKeyUsage } from '../../src/keys/key-usage.js';
+import { rotateAccountKey } from '../../src/operations/account-keys.js';
 import { accountLine } from '../api/store-lines.js';
 import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
 

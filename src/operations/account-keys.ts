@@ -1,6 +1,6 @@
+import { decryptApiKey, digestApiKey, encryptApiKey, generateApiKey } from '../keys/api-keys.js';
+import type { KeyMaterial } from '../keys/server-secret.js';
 import type { Store } from '../store/store.js';
-import { decryptApiKey, digestApiKey, encryptApiKey, generateApiKey } from './api-keys.js';
-import type { KeyMaterial } from './server-secret.js';
 
 /**
  * An account's key as its owner sees it, shared by the CLI (`keys show|rotate`) and the
@@ -79,9 +79,4 @@ export async function rotateAccountKey(
     until,
   );
   return replaced ? { key, oldKeyWorksUntil: until === undefined ? undefined : new Date(until) } : undefined;
-}
-
-/** Gives the account a new key, which replaces the old one at once; undefined when there is no such account. */
-export async function rotateKey(store: Store, material: KeyMaterial, username: string): Promise<string | undefined> {
-  return (await rotateAccountKey(store, material, username))?.key;
 }

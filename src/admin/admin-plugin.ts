@@ -10,6 +10,7 @@ import { type AccountAction, applyAccountAction } from '../operations/account-op
 import { applyPurchaseAction, type PurchaseAction } from '../operations/purchase-operations.js';
 import { classifyError, reportFailure } from '../server/error-classifier.js';
 import { exemptFromRequestTimeout } from '../server/request-timeout-exemption.js';
+import { pathOf } from '../server/url-path.js';
 import { readSnapshot } from '../store/snapshot.js';
 import type { Store } from '../store/store.js';
 import type { StoreLocation } from '../store/store-location.js';
@@ -203,7 +204,7 @@ export async function adminPlugin(scope: FastifyInstance, options: AdminPluginOp
     method: METHODS,
     url: '/*',
     handler: (request, reply) => {
-      const path = (request.url.split('?')[0] ?? '').slice(ADMIN_PREFIX.length).replace(/\/$/, '');
+      const path = pathOf(request.url).slice(ADMIN_PREFIX.length).replace(/\/$/, '');
       const known = ADMIN_PATHS.find(({ pattern }) => pattern.test(path));
       if (!known) return sendAdminError(reply, 'not_found');
       return sendAdminError(reply.header('allow', known.allow), 'method_not_allowed');

@@ -1,30 +1,26 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
-import type { RouteMetrics, ServiceMetrics } from './service-metrics.js';
+import type { ServiceMetrics } from './service-metrics.js';
 
 export interface RequestMetricsOptions {
   readonly metrics: ServiceMetrics;
 }
 
+/** The variant label of a request: the one its surface picked, else `none`. */
+const variantLabel = (request: FastifyRequest) => request.variant?.config.lang ?? 'none';
+
 /**
- * Counts every request Fastify answers (the API door counts its own) by route, variant and status, and times it. Registered
- * before the routes: each route gets its own onResponse hook with its labels resolved once (its
- * variant is known after admission, so one recorder per variant is kept per route). Requests no
- * route took (404, 405) count under endpoint `unrouted`. Labels are patterns, never values.
+ * Counts every request Fastify answers (the API door counts its own) by route, variant and
+ * status, and times it. Registered before the routes: each route gets its own onResponse hook
+ * with its recorders kept by variant. Requests no route took count under endpoint `unrouted`.
+ * Labels are patterns, never values.
  */
 export const requestMetricsPlugin = fp(
   async (app: FastifyInstance, { metrics }: RequestMetricsOptions) => {
     app.addHook('onRoute', (route) => {
-      const endpoint = route.url;
-      const byVariant = new Map<string, RouteMetrics>();
+      const recorderFor = metrics.routeRecorders(route.url);
       const record: onResponseHookHandler = (request, reply, done) => {
-        const variant = request.variant?.config.lang ?? 'none';
-        let recorder = byVariant.get(variant);
-        if (recorder === undefined) {
-          recorder = metrics.route(endpoint, variant);
-          byVariant.set(variant, recorder);
-        }
-        recorder.observe(reply.statusCode, reply.elapsedTime / 1000);
+        recorderFor(variantLabel(request)).observe(reply.statusCode, reply.elapsedTime / 1000);
         done();
       };
       const existing = route.onResponse;
@@ -32,17 +28,9 @@ export const requestMetricsPlugin = fp(
         existing === undefined ? [record] : [...(Array.isArray(existing) ? existing : [existing]), record];
     });
 
-    const unrouted = new Map<string, RouteMetrics>();
+    const unrouted = metrics.routeRecorders('unrouted');
     app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done) => {
-      if (request.is404) {
-        const variant = request.variant?.config.lang ?? 'none';
-        let recorder = unrouted.get(variant);
-        if (recorder === undefined) {
-          recorder = metrics.route('unrouted', variant);
-          unrouted.set(variant, recorder);
-        }
-        recorder.observe(reply.statusCode, reply.elapsedTime / 1000);
-      }
+      if (request.is404) unrouted(variantLabel(request)).observe(reply.statusCode, reply.elapsedTime / 1000);
       done();
     });
   },

@@ -33,6 +33,11 @@ export interface LimiterMetrics {
 export interface ServiceMetrics {
   readonly registry: Registry;
   route(endpoint: string, variant: string): RouteMetrics;
+  /**
+   * A route's recorders by variant, each resolved on its first answer: what a surface keeps per
+   * route (the API door, Fastify's routes), so that a request only looks its variant up.
+   */
+  routeRecorders(endpoint: string): (variant: string) => RouteMetrics;
   validation(outcome: ValidationOutcome): void;
   limiter(name: string): LimiterMetrics;
   cache(name: string): CacheMetrics;
@@ -193,6 +198,17 @@ export function createServiceMetrics(): ServiceMetrics {
           tally.count += 1;
           latencySeries.observe(seconds);
         },
+      };
+    },
+    routeRecorders(endpoint) {
+      const byVariant = new Map<string, RouteMetrics>();
+      return (variant) => {
+        let recorder = byVariant.get(variant);
+        if (recorder === undefined) {
+          recorder = this.route(endpoint, variant);
+          byVariant.set(variant, recorder);
+        }
+        return recorder;
       };
     },
     validation(outcome) {

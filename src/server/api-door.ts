@@ -17,6 +17,7 @@ import type { BodyOutcome } from './body-outcome.js';
 import { classifyError, reportFailure } from './error-classifier.js';
 import { readBody } from './request-body.js';
 import { requestIdOf } from './request-id.js';
+import { pathOf, queryOf } from './url-path.js';
 
 export interface ApiDoorOptions {
   readonly api: Api;
@@ -42,8 +43,8 @@ class DoorRequest implements ApiRequest {
   ) {}
 }
 
-/** Where an answer is counted: a route's recorder per variant, or the unrouted one's. */
-type Recorders = (RouteMetrics | undefined)[];
+/** Where an answer is counted: a route's recorders by variant, or the unrouted ones. */
+type Recorders = (variant: string) => RouteMetrics;
 
 /**
  * The answer's status and headers, written in one go when it is sent. Headers are kept as Node's
@@ -115,13 +116,7 @@ class DoorReply implements JsonReply {
 
   /** Counts the answer under its route and variant, and writes the access line at debug level. */
   private record(status: number, ms: number): void {
-    const { variant, recorders } = this;
-    let recorder = recorders[variant.index];
-    if (recorder === undefined) {
-      recorder = this.door.metrics.route(this.route?.endpoint.path ?? 'unrouted', variant.config.lang);
-      recorders[variant.index] = recorder;
-    }
-    recorder.observe(status, ms / 1000);
+    this.recorders(this.variant.config.lang).observe(status, ms / 1000);
     if (this.door.accessLog) {
       const route = this.route?.pattern ?? null;
       this.door.log.debug({ reqId: this.requestId, method: this.method, route, status, ms }, 'request');
@@ -146,7 +141,7 @@ export class ApiDoor {
   private readonly api: Api;
   private readonly resolver: VariantResolver;
   private readonly recorders = new Map<ApiRoute, Recorders>();
-  private readonly unrouted: Recorders = [];
+  private readonly unrouted: Recorders;
   private readonly trusted: ((address: string, hop: number) => boolean) | undefined;
 
   constructor({ api, resolver, trustProxy, metrics, log }: ApiDoorOptions) {
@@ -156,14 +151,15 @@ export class ApiDoor {
     this.log = log;
     this.accessLog = log.level === 'debug' || log.level === 'trace';
     this.trusted = trustProxy.length > 0 ? proxyAddr.compile([...trustProxy]) : undefined;
-    for (const route of api.routes.routes) this.recorders.set(route, []);
+    // Labelled by the endpoint's path, whatever the variant's base: the variant is a label of its own.
+    for (const route of api.routes.routes) this.recorders.set(route, metrics.routeRecorders(route.endpoint.path));
+    this.unrouted = metrics.routeRecorders('unrouted');
   }
 
   /** Answers the request and says true when its path is the API's, else leaves it untouched and says false. */
   take(req: IncomingMessage, res: ServerResponse): boolean {
     const url = req.url as string;
-    const queryAt = url.indexOf('?');
-    const path = queryAt === -1 ? url : url.slice(0, queryAt);
+    const path = pathOf(url);
     const { routes } = this.api;
     if (!routes.isApiPath(path)) return false;
 
@@ -193,7 +189,8 @@ export class ApiDoor {
     }
 
     const reply = new DoorReply(res, this, id, method, route, this.recorders.get(route) as Recorders, variant);
-    const query = queryAt === -1 || queryAt === url.length - 1 ? {} : parseQuery(url.slice(queryAt + 1));
+    const queryText = queryOf(url);
+    const query = queryText === '' ? {} : parseQuery(queryText);
     const request = new DoorRequest(id, headers, query, this.clientAddress(req));
     if (!this.api.admitClient(request, reply, variant)) return true;
     if (route.endpoint.method === 'GET') {

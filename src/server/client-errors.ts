@@ -5,6 +5,7 @@ import { errorKinds } from '../variants/error-kinds.js';
 import type { VariantResolver, VariantRuntime } from '../variants/variant-runtime.js';
 import { newRequestId, requestIdOf } from './request-id.js';
 import { isExemptFromRequestTimeout } from './request-timeout-exemption.js';
+import { pathOf } from './url-path.js';
 
 const REASONS: Partial<Record<number, string>> = { 400: 'Bad Request', 408: 'Request Timeout' };
 
@@ -29,7 +30,7 @@ export function answerClientError(resolver: VariantResolver, error: NodeJS.Errno
   // No Fastify request exists yet: the id is the client's when it sent a sane one, else a new one.
   const requestId = request ? requestIdOf(request) : newRequestId();
   const variant = request
-    ? resolver.forPath((request.url ?? '/').split('?')[0] as string, request.headers.host ?? '').variant
+    ? resolver.forPath(pathOf(request.url ?? '/'), request.headers.host ?? '').variant
     : (resolver.variants[0] as VariantRuntime);
   const body = variant.errorBody(kind);
   socket.end(

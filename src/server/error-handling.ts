@@ -4,6 +4,7 @@ import { sendError } from '../api/reply.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { VariantResolver, VariantRuntime } from '../variants/variant-runtime.js';
 import { classifyError, reportFailure } from './error-classifier.js';
+import { pathOf } from './url-path.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -20,7 +21,7 @@ export interface ErrorHandlingOptions {
 
 /** The variant a request is answered in: the one its surface set, else the one its path and host fall under. */
 export function variantOf(resolver: VariantResolver, request: FastifyRequest): VariantRuntime {
-  return request.variant ?? resolver.forPath(request.url.split('?')[0] as string, request.host).variant;
+  return request.variant ?? resolver.forPath(pathOf(request.url), request.host).variant;
 }
 
 /**
@@ -37,12 +38,14 @@ async function errorHandling(app: FastifyInstance, { resolver, metrics }: ErrorH
   app.addHook('onRequest', (request, reply, done) => {
     if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
       // RFC 9112 3.2: a 400 for an HTTP/1.1 request that names no host (see server-options.ts).
-      sendError(reply, variantOf(resolver, request), 'malformedRequest');
+      request.variant = variantOf(resolver, request);
+      sendError(reply, request.variant, 'malformedRequest');
       return;
     }
     // No route: a 404 before anything is read (SPEC 2.2.1), its body included.
     if (request.is404) {
-      sendError(reply, variantOf(resolver, request), 'notFound');
+      request.variant = variantOf(resolver, request);
+      sendError(reply, request.variant, 'notFound');
       return;
     }
     done();

@@ -261,16 +261,16 @@ class PostgresImportSession implements ImportSession {
   }
 
   async upsertItems(rows: readonly ItemRecord[]): Promise<UpsertCounts> {
-    const written = await this.write(UPSERT_ITEMS, rows as unknown as Record<string, unknown>[]);
-    return {
-      inserted: written.inserted,
-      updated: written.updated,
-      unchanged: rows.length - written.inserted - written.updated,
-    };
+    return this.upsert(UPSERT_ITEMS, rows);
   }
 
   async upsertPurchases(rows: readonly PurchaseRecord[]): Promise<UpsertCounts> {
-    const written = await this.write(UPSERT_PURCHASES, rows as unknown as Record<string, unknown>[]);
+    return this.upsert(UPSERT_PURCHASES, rows);
+  }
+
+  /** Items and purchases alike: one statement writes them all; what it did not touch was unchanged. */
+  private async upsert(statement: Statement, rows: readonly object[]): Promise<UpsertCounts> {
+    const written = await this.write(statement, rows as unknown as Record<string, unknown>[]);
     return {
       inserted: written.inserted,
       updated: written.updated,

@@ -1,14 +1,5 @@
 import { type Stats, statSync } from 'node:fs';
-import type { AccountRow, AccountStatus, ItemRow, ListedItem, PurchaseRow, PurchaseStatus } from '../records/rows.js';
-import type { SessionRow } from './database.js';
-import {
-  type ImportSession,
-  type KeyUse,
-  type RetiredKeyAccount,
-  type Store,
-  type StoredKey,
-  StoreUnavailableError,
-} from './store.js';
+import { type Store, StoreUnavailableError } from './store.js';
 
 /** How often, at most, the file is looked for (once per request at most): a stat costs a few microseconds. */
 export const FILE_CHECK_INTERVAL_MS = 50;
@@ -29,6 +20,46 @@ function fileGone(): Error {
  * at the path again (put back), the old connection is closed and the new file opened and migrated,
  * in the background; the first request after that is told the store changed, so caches start over.
  */
+/** The Store's calls a SqliteFileStore hands to the store open now (all but its own three). */
+type Delegated = Exclude<keyof Store, 'dialect' | 'changedSinceLastCheck' | 'close'>;
+
+const DELEGATED = [
+  'accountByKeyDigest',
+  'accountByUsername',
+  'approvedItemsPage',
+  'item',
+  'purchase',
+  'accountByEmail',
+  'accountByRetiredKeyDigest',
+  'replaceAccountKey',
+  'keyCreatedAt',
+  'recordKeyUses',
+  'keyLastUsedAt',
+  'setPurchaseStatus',
+  'markPurchaseDownloaded',
+  'setAccountStatus',
+  'passwordHash',
+  'setPasswordHash',
+  'createSession',
+  'session',
+  'touchSession',
+  'setSessionFlash',
+  'passwordHashSample',
+  'deleteSession',
+  'deleteSessionsIdleSince',
+  'isEmpty',
+  'anyAccount',
+  'runImport',
+] as const satisfies readonly Delegated[];
+
+/** A call added to Store and not to DELEGATED fails to compile here. */
+const everyCallDelegated: Exclude<Delegated, (typeof DELEGATED)[number]> extends never ? true : never = true;
+void everyCallDelegated;
+
+// The delegated calls are put on the prototype below (see DELEGATED); the class declares them here.
+export interface SqliteFileStore extends Pick<Store, Delegated> {}
+
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface declares what the loop at the end defines
 export class SqliteFileStore implements Store {
   readonly dialect = 'sqlite' as const;
   private current: Store | undefined;
@@ -48,110 +79,6 @@ export class SqliteFileStore implements Store {
     this.identity = identity;
   }
 
-  async accountByKeyDigest(digest: string): Promise<AccountRow | undefined> {
-    return this.live().accountByKeyDigest(digest);
-  }
-
-  async accountByUsername(username: string): Promise<AccountRow | undefined> {
-    return this.live().accountByUsername(username);
-  }
-
-  async approvedItemsPage(username: string, beforeId: number, limit: number): Promise<ListedItem[]> {
-    return this.live().approvedItemsPage(username, beforeId, limit);
-  }
-
-  async item(id: number): Promise<ItemRow | undefined> {
-    return this.live().item(id);
-  }
-
-  async purchase(codeKey: string): Promise<PurchaseRow | undefined> {
-    return this.live().purchase(codeKey);
-  }
-
-  async accountByEmail(email: string): Promise<AccountRow | undefined> {
-    return this.live().accountByEmail(email);
-  }
-
-  async accountByRetiredKeyDigest(digest: string, now: number): Promise<RetiredKeyAccount | undefined> {
-    return this.live().accountByRetiredKeyDigest(digest, now);
-  }
-
-  async replaceAccountKey(username: string, key: StoredKey, retireOldUntil?: number): Promise<boolean> {
-    return this.live().replaceAccountKey(username, key, retireOldUntil);
-  }
-
-  async keyCreatedAt(username: string): Promise<number | undefined> {
-    return this.live().keyCreatedAt(username);
-  }
-
-  async recordKeyUses(uses: readonly KeyUse[]): Promise<void> {
-    return this.live().recordKeyUses(uses);
-  }
-
-  async keyLastUsedAt(username: string): Promise<number | undefined> {
-    return this.live().keyLastUsedAt(username);
-  }
-
-  async setPurchaseStatus(codeKey: string, status: PurchaseStatus): Promise<PurchaseRow | undefined> {
-    return this.live().setPurchaseStatus(codeKey, status);
-  }
-
-  async markPurchaseDownloaded(codeKey: string): Promise<PurchaseRow | undefined> {
-    return this.live().markPurchaseDownloaded(codeKey);
-  }
-
-  async setAccountStatus(username: string, status: AccountStatus): Promise<boolean> {
-    return this.live().setAccountStatus(username, status);
-  }
-
-  async passwordHash(username: string): Promise<string | undefined> {
-    return this.live().passwordHash(username);
-  }
-
-  async setPasswordHash(username: string, passwordHash: string): Promise<boolean> {
-    return this.live().setPasswordHash(username, passwordHash);
-  }
-
-  async createSession(session: SessionRow): Promise<void> {
-    return this.live().createSession(session);
-  }
-
-  async session(idHash: string): Promise<SessionRow | undefined> {
-    return this.live().session(idHash);
-  }
-
-  async touchSession(idHash: string, lastSeenAt: number): Promise<void> {
-    return this.live().touchSession(idHash, lastSeenAt);
-  }
-
-  async setSessionFlash(idHash: string, flash: string | null): Promise<void> {
-    return this.live().setSessionFlash(idHash, flash);
-  }
-
-  async passwordHashSample(limit: number): Promise<string[]> {
-    return this.live().passwordHashSample(limit);
-  }
-
-  async deleteSession(idHash: string): Promise<void> {
-    return this.live().deleteSession(idHash);
-  }
-
-  async deleteSessionsIdleSince(cutoff: number): Promise<void> {
-    return this.live().deleteSessionsIdleSince(cutoff);
-  }
-
-  async isEmpty(): Promise<boolean> {
-    return this.live().isEmpty();
-  }
-
-  async anyAccount(): Promise<AccountRow | undefined> {
-    return this.live().anyAccount();
-  }
-
-  async runImport<T>(work: (session: ImportSession) => Promise<T>): Promise<T> {
-    return this.live().runImport(work);
-  }
-
   changedSinceLastCheck(): boolean {
     this.checkFile();
     const changed = this.live().changedSinceLastCheck();
@@ -168,7 +95,8 @@ export class SqliteFileStore implements Store {
     await last?.close();
   }
 
-  private live(): Store {
+  /** The open store, or StoreUnavailableError while the file is gone (every delegated call asks it). */
+  live(): Store {
     if (this.current) return this.current;
     throw new StoreUnavailableError({ cause: this.closed ? new Error('the store is closed') : fileGone() });
   }
@@ -209,4 +137,12 @@ export class SqliteFileStore implements Store {
       this.switching = undefined;
     });
   }
+}
+
+for (const name of DELEGATED) {
+  Object.defineProperty(SqliteFileStore.prototype, name, {
+    value(this: SqliteFileStore, ...args: unknown[]) {
+      return (this.live()[name] as (...given: unknown[]) => unknown)(...args);
+    },
+  });
 }

@@ -186,29 +186,32 @@ class SqliteImportSession implements ImportSession {
   }
 
   async upsertItems(rows: readonly ItemRecord[]): Promise<UpsertCounts> {
-    const counts = zeroCounts();
-    for (let index = 0; index < rows.length; index++) {
-      const record = rows[index];
-      try {
-        const values = itemValues(record);
-        if (this.insertItem.run(record.id, values).changes > 0) counts.inserted++;
-        else if (this.updateItem.run(values, record.id, values).changes > 0) counts.updated++;
-        else counts.unchanged++;
-      } catch (error) {
-        throw rejected(error, index);
-      }
-    }
-    return counts;
+    return this.upsert(rows, (record) => record.id, itemValues, this.insertItem, this.updateItem);
   }
 
   async upsertPurchases(rows: readonly PurchaseRecord[]): Promise<UpsertCounts> {
+    return this.upsert(rows, (record) => record.code_key, purchaseValues, this.insertPurchase, this.updatePurchase);
+  }
+
+  /**
+   * Items and purchases alike: insert the row when its key is new, else update it when a value
+   * differs (the update's WHERE compares them), counting which. A failing row names its index.
+   */
+  private upsert<R, K, V>(
+    rows: readonly R[],
+    keyOf: (record: R) => K,
+    valuesOf: (record: R) => V,
+    insert: { run(key: K, values: V): { changes: number } },
+    update: { run(values: V, key: K, same: V): { changes: number } },
+  ): UpsertCounts {
     const counts = zeroCounts();
     for (let index = 0; index < rows.length; index++) {
-      const record = rows[index];
+      const record = rows[index] as R;
       try {
-        const values = purchaseValues(record);
-        if (this.insertPurchase.run(record.code_key, values).changes > 0) counts.inserted++;
-        else if (this.updatePurchase.run(values, record.code_key, values).changes > 0) counts.updated++;
+        const values = valuesOf(record);
+        const key = keyOf(record);
+        if (insert.run(key, values).changes > 0) counts.inserted++;
+        else if (update.run(values, key, values).changes > 0) counts.updated++;
         else counts.unchanged++;
       } catch (error) {
         throw rejected(error, index);

@@ -14,6 +14,7 @@ import { createPasswordChecker, PasswordChecksBusyError } from '../passwords/pas
 import { hashPassword, type PasswordCheck } from '../passwords/password-hash.js';
 import type { AccountRow } from '../records/rows.js';
 import { classifyError, reportFailure } from '../server/error-classifier.js';
+import { pathOf } from '../server/url-path.js';
 import type { Store } from '../store/store.js';
 import type { VariantResolver } from '../variants/variant-runtime.js';
 import { createLoginAttempts } from './login-attempts.js';
@@ -130,7 +131,7 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
   });
 
   const textsFor = (request: FastifyRequest) => {
-    const { variant } = resolver.forPath(request.url.split('?')[0] as string, request.host);
+    const { variant } = resolver.forPath(pathOf(request.url), request.host);
     return { t: workspaceLanguages[variant.config.lang], base: variant.config.prefix };
   };
 

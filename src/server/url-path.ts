@@ -1,0 +1,11 @@
+/** A request target's path: the URL as sent up to its query string. Every surface cuts it here. */
+export function pathOf(url: string): string {
+  const queryAt = url.indexOf('?');
+  return queryAt === -1 ? url : url.slice(0, queryAt);
+}
+
+/** A request target's query string without its `?`: '' when there is none. */
+export function queryOf(url: string): string {
+  const queryAt = url.indexOf('?');
+  return queryAt === -1 ? '' : url.slice(queryAt + 1);
+}

@@ -15,8 +15,7 @@ export type AnswerApiRequest = (
 /**
  * One API request answered by its endpoint: the success body, or the endpoint's ApiError in the
  * variant's envelope, with the budgets' headers either way. Any other error is thrown, for the
- * caller to answer as a failure of the service's own (answerServerError). The Fastify routes and
- * the fast lane both answer through this.
+ * caller (the API's door) to answer as a failure of the service's own.
  */
 export function createApiAnswerer(context: EndpointContext): AnswerApiRequest {
   const { cache, limits, metrics } = context;

@@ -40,7 +40,7 @@ export class TooManyRequestsError extends ApiError {
  */
 export interface ApiLimits {
   /**
-   * Admission, before the body is read: names the client, puts its failure budget on the
+   * The client's admission, before the body is read: names the client, puts its failure budget on the
    * headers, and answers the seconds it must wait when that budget is spent (else 0).
    */
   admitClient(request: ApiRequest, reply: JsonReply): number;

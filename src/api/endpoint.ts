@@ -8,9 +8,12 @@ import type { ResourceCache } from './resource-cache.js';
 
 /** What every endpoint may use, built once per app. */
 export interface EndpointContext {
-  /** Accounts and items, kept in memory and fresh (see ResourceCache). */
+  /**
+   * Accounts by key, items, sellers' lists and recent purchases by code, with their answers' bytes
+   * per variant, kept in memory and fresh (see ResourceCache).
+   */
   readonly cache: ResourceCache;
-  /** The clients' and keys' budgets (admission's). */
+  /** The clients' and keys' budgets: admission, the account's requests, failures counted. */
   readonly limits: ApiLimits;
   /** Where validation outcomes are counted. */
   readonly metrics: ServiceMetrics;

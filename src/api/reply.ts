@@ -5,8 +5,8 @@ import type { VariantRuntime } from '../variants/variant-runtime.js';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
- * What an answer is written to: Fastify's reply, or the fast lane's (see fast-lane.ts). Header
- * names are lower case, and setting one again replaces it.
+ * What an answer is written to: the API door's reply (src/server/api-door.ts) or Fastify's (the
+ * other surfaces' 404s). Header names are lower case, and setting one again replaces it.
  */
 export interface JsonReply {
   code(statusCode: number): JsonReply;

@@ -6,8 +6,8 @@ import fastifyPlugin from 'fastify-plugin';
  * pattern the request matched (`/admin/v1/purchases/:code/downloaded`), never the path asked for:
  * a path may hold a purchase code or a username, and a query string a key. A request no route
  * matched has no route (`null`): its path is whatever the client wrote. No hook at all at higher
- * levels: it would run on every request for nothing. (The fast lane writes no access line: it
- * stays shut while the level is debug or trace.)
+ * levels: it would run on every request for nothing. (The API's door writes its own line, the same
+ * shape, for the API's requests.)
  */
 async function accessLog(app: FastifyInstance): Promise<void> {
   if (app.log.level !== 'debug' && app.log.level !== 'trace') return;

@@ -537,7 +537,8 @@ async function benchStore(store: StoreKind, requestFiles: Map<CaseId, string>, r
     // A profile is of the cases asked for only.
     const bigSeller = args['cpu-prof'] ? undefined : await timeBigSeller(server.port);
     const memory = memoryOf(server.pid);
-    return { store, rows, bigSeller, memory };
+    const contractMemory = memoryOf(contract.pid);
+    return { store, rows, bigSeller, memory, contractMemory };
   } finally {
     for (const child of children.reverse()) await stop(child);
     await database?.drop();
@@ -602,12 +603,13 @@ async function main() {
       `${passed} of ${rows.length} cases pass both`,
   );
   log('');
-  for (const { store, bigSeller, memory } of results) {
+  for (const { store, bigSeller, memory, contractMemory } of results) {
     if (!bigSeller) continue;
     log(
       `${store}: items of a ${BIG_SELLER.items.toLocaleString('en')}-item seller: median ${fixed(bigSeller.medianMs, 1)} ms, ` +
         `max ${fixed(bigSeller.maxMs, 1)} ms, ${fixed(bigSeller.bytes / 1024 / 1024, 1)} MiB; server memory: RSS ${memory.rssMb} MB ` +
-        `(${memory.anonMb} MB heap and caches, ${memory.fileMb} MB mapped files), peak ${memory.peakMb} MB`,
+        `(${memory.anonMb} MB heap and caches, ${memory.fileMb} MB mapped files), peak ${memory.peakMb} MB; ` +
+        `contract floor: RSS ${contractMemory.rssMb} MB, peak ${contractMemory.peakMb} MB`,
     );
   }
   for (const row of results.flatMap((result) => result.rows)) {

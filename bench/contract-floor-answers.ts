@@ -30,6 +30,15 @@ export function slotOf(data: ContractFloorData, request: BenchRequest): Promise<
   );
 }
 
+// Answers share most of their header names and values: one string each, not one per answer.
+const strings = new Map<string, string>();
+const intern = (text: string) => {
+  const known = strings.get(text);
+  if (known !== undefined) return known;
+  strings.set(text, text);
+  return text;
+};
+
 /** The real server's answer to `request`, as the floor will write it (see Answer). */
 function fetchAnswer(agent: Agent, server: URL, request: BenchRequest): Promise<Answer> {
   const headers: Record<string, string> = { 'x-api-key': request.apiKey };
@@ -51,9 +60,14 @@ function fetchAnswer(agent: Agent, server: URL, request: BenchRequest): Promise<
             const name = raw[at] as string;
             const lower = name.toLowerCase();
             if (PER_CONNECTION.has(lower)) continue;
-            if (lower === 'x-request-id') requestIdAt = kept.length + 1;
             if (lower === 'content-length') hasLength = true;
-            kept.push(name, raw[at + 1] as string);
+            if (lower === 'x-request-id') {
+              requestIdAt = kept.length + 1;
+              // Each request gets the floor's own id in its place.
+              kept.push(intern(name), '');
+            } else {
+              kept.push(intern(name), intern(raw[at + 1] as string));
+            }
           }
           // A streamed answer came chunked: the floor writes the same bytes with their length.
           if (!hasLength) kept.push('content-length', body.length);

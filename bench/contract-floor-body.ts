@@ -29,12 +29,19 @@ export function readMultipartFields(contentType: string, source: Readable | Buff
     return;
   }
   const fields: Record<string, string> = Object.create(null);
+  let settled = false;
+  const settle = (result: Fields) => {
+    // An error after the finish (or a second error) must not answer twice.
+    if (settled) return;
+    settled = true;
+    done(result);
+  };
   parser.on('field', (name, value) => {
     fields[name] = value;
   });
   parser.on('file', (_name, file) => file.resume());
-  parser.on('finish', () => done(fields));
-  parser.on('error', () => done(undefined));
+  parser.on('finish', () => settle(fields));
+  parser.on('error', () => settle(undefined));
   if (Buffer.isBuffer(source)) parser.end(source);
   else source.pipe(parser);
 }

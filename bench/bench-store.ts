@@ -6,25 +6,12 @@ import { deriveKeyMaterial } from '../src/keys/server-secret.js';
 import { openPostgresStore } from '../src/store/postgres.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
 import type { Store } from '../src/store/store.js';
+import { BIG_SELLER, FIFTY_SELLER } from './bench-sellers.js';
 import { type Dataset, datasetLines } from './generate-data.js';
 import { createScratchDatabase, type ScratchDatabase } from './scratch-database.js';
 
 /** The server secret of the benchmark store (a fixed one, so the cached store stays usable). */
 export const BENCH_SECRET = 'bench-secret-not-for-production-0123456789abcdef';
-
-/** Sellers added to the generated data: one with 50 approved items, one with 10,000. */
-export const FIFTY_SELLER = {
-  username: 'bench-fifty',
-  apiKey: 'bench-fifty-key-0123456789abcdef',
-  items: 50,
-  firstId: 900_000_001,
-};
-export const BIG_SELLER = {
-  username: 'bench-big',
-  apiKey: 'bench-big-key-0123456789abcdef00',
-  items: 10_000,
-  firstId: 910_000_001,
-};
 
 function* sellerLines(seller: typeof FIFTY_SELLER): Generator<string> {
   yield JSON.stringify({

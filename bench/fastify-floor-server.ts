@@ -1,9 +1,13 @@
 import { readFileSync } from 'node:fs';
+import { parse as parseQuery } from 'fast-querystring';
 import Fastify from 'fastify';
+import { readMultipartFields } from './contract-floor-body.js';
 
 /**
- * The framework's floor: Fastify with the same routes, parsing JSON bodies the same way, but
- * answering each case with the precomputed response bytes and doing nothing else. The gap between
+ * The framework's floor: Fastify with the same routes, parsing JSON, urlencoded and multipart
+ * bodies (Fastify's own JSON parser; fast-querystring and @fastify/busboy as content-type parsers,
+ * as the real server's), but answering each case with the precomputed response bytes and doing
+ * nothing else. The gap between
  * this and the bare baseline is Fastify's own cost; the gap between the real server and this is ours.
  */
 interface Canned {
@@ -17,6 +21,12 @@ if (!file) throw new Error('usage: fastify-floor-server <canned-responses.json>'
 const canned = new Map(Object.entries(JSON.parse(readFileSync(file, 'utf8')) as Record<string, Canned>));
 
 const app = Fastify({ logger: false });
+app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) =>
+  done(null, parseQuery(body as string)),
+);
+app.addContentTypeParser('multipart/form-data', (request, payload, done) =>
+  readMultipartFields(request.headers['content-type'] as string, payload, (fields) => done(null, fields)),
+);
 const answer = (caseName: unknown, reply: import('fastify').FastifyReply) => {
   const response = canned.get(String(caseName));
   if (!response) return reply.code(404).send();

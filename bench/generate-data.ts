@@ -170,6 +170,10 @@ export function itemLine(data: Dataset, index: number): Record<string, unknown> 
   };
 }
 
+export function purchaseStatus(data: Dataset, index: number): string {
+  return pick(PURCHASE_STATUSES, draw(data, STREAM.purchase, index, 6));
+}
+
 export function purchaseLine(data: Dataset, index: number): Record<string, unknown> {
   const r = (n: number) => draw(data, STREAM.purchase, index, n);
   const extended = r(1) % 10 === 0;
@@ -182,7 +186,7 @@ export function purchaseLine(data: Dataset, index: number): Record<string, unkno
   };
   if (r(3) % 10 < 7) line.supported_until = timestamp(r(4), 2500);
   line.downloaded = r(5) % 2 === 0;
-  line.status = pick(PURCHASE_STATUSES, r(6));
+  line.status = purchaseStatus(data, index);
   line.date = timestamp(r(7), 1800);
   return line;
 }

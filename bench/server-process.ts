@@ -11,19 +11,20 @@ export function startScript(): string {
   return (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
 }
 
-/** Runs `program` with `args` until its output matches `ready`, whose first group is the port. */
+/** Runs `program` with `args` until its output matches `ready` (within `timeoutMs`), whose first group is the port. */
 export function startProcess(
   [program, ...args]: [string, ...string[]],
   env: NodeJS.ProcessEnv,
   ready: RegExp,
+  timeoutMs = 60_000,
 ): Promise<{ child: ChildProcess; port: number; pid: number }> {
   const child = spawn(program, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(
-      () => reject(new Error(`not ready in 60 s: ${[program, ...args].join(' ')}\n${out}`)),
-      60_000,
-    );
+    const timer = setTimeout(() => {
+      child.kill('SIGTERM');
+      reject(new Error(`not ready in ${timeoutMs / 1000} s: ${[program, ...args].join(' ')}\n${out}`));
+    }, timeoutMs);
     child.stdout?.on('data', (chunk) => {
       out += chunk;
       const match = out.match(ready);

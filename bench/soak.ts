@@ -3,7 +3,8 @@ import { Agent, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BENCH_SECRET, FIFTY_SELLER, prepareBenchStore } from './bench-store.js';
+import { FIFTY_SELLER } from './bench-sellers.js';
+import { BENCH_SECRET, prepareBenchStore } from './bench-store.js';
 import {
   accountApiKey,
   accountLine,

@@ -28,6 +28,9 @@ export interface ApiDoorOptions {
   readonly log: FastifyBaseLogger;
 }
 
+/** How many Host values each route remembers its variant for. */
+const REMEMBERED_HOSTS = 64;
+
 /** The request as the API's endpoints and budgets read it (see ApiRequest). */
 class DoorRequest implements ApiRequest {
   body: unknown = undefined;
@@ -142,6 +145,7 @@ export class ApiDoor {
   private readonly resolver: VariantResolver;
   private readonly recorders = new Map<ApiRoute, Recorders>();
   private readonly unrouted: Recorders;
+  private readonly variants = new Map<ApiRoute, Map<string, VariantRuntime | null>>();
   private readonly trusted: ((address: string, hop: number) => boolean) | undefined;
 
   constructor({ api, resolver, trustProxy, metrics, log }: ApiDoorOptions) {
@@ -168,7 +172,7 @@ export class ApiDoor {
     const id = requestIdOf(req);
     const host = this.hostOf(req);
     const route = routes.find(path);
-    const variant = route === undefined ? undefined : this.resolver.forPrefix(route.prefix, host);
+    const variant = route === undefined ? undefined : this.variantFor(route, host);
     if (route === undefined || variant === undefined) {
       const fallback = this.resolver.forPath(path, host).variant;
       const reply = new DoorReply(res, this, id, method, null, this.unrouted, fallback);
@@ -241,6 +245,23 @@ export class ApiDoor {
       reportFailure(failure, { surface: 'api', reqId: request.id, log: this.log, metrics: this.metrics });
       sendError(reply, variant, failure.kind === 'serviceUnavailable' ? 'serviceUnavailable' : 'internal');
     });
+  }
+
+  /**
+   * The variant a route answers for this Host, remembered per route for the hosts seen first
+   * (clients name a handful; a flood of made-up hosts is resolved each time, not remembered).
+   */
+  private variantFor(route: ApiRoute, host: string): VariantRuntime | undefined {
+    let byHost = this.variants.get(route);
+    if (byHost === undefined) {
+      byHost = new Map();
+      this.variants.set(route, byHost);
+    }
+    const known = byHost.get(host);
+    if (known !== undefined) return known ?? undefined;
+    const variant = this.resolver.forPrefix(route.prefix, host);
+    if (byHost.size < REMEMBERED_HOSTS) byHost.set(host, variant ?? null);
+    return variant;
   }
 
   /** The Host the client named, or with trustProxy and a trusted peer, the last X-Forwarded-Host. */

@@ -67,6 +67,11 @@ export function readBody(req: IncomingMessage, limit: number, done: (outcome: Bo
 function parseJson(text: string): BodyOutcome {
   if (text.length === 0) return { error: 'malformedRequest' };
   try {
+    // A text with no escape and neither word cannot hold a `__proto__` or `constructor` key:
+    // JSON.parse alone answers it, without secure-json-parse's two scans of every body.
+    if (text.indexOf('\\') === -1 && !text.includes('__proto__') && !text.includes('constructor')) {
+      return { body: JSON.parse(text) };
+    }
     return { body: secureJsonParse.parse(text, undefined, JSON_PARSE_OPTIONS) };
   } catch {
     return { error: 'malformedRequest' };

@@ -1,4 +1,5 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type InjectOptions } from 'fastify';
+import lightMyRequest, { type DispatchFunc } from 'light-my-request';
 import { ADMIN_PREFIX, adminPlugin } from './admin/admin-plugin.js';
 import { createApi } from './api/api.js';
 import type { Config } from './config.js';
@@ -42,6 +43,20 @@ export interface AppOptions {
 }
 
 /**
+ * `app.inject` enters the server's own request handler, as a connection's requests do: the API's
+ * door first, then Fastify. (Fastify's own enters its router, past the door, where no API route
+ * is.) Tests and tools that inject reach the API by the production path.
+ */
+function injectThroughTheDoor(app: FastifyInstance): void {
+  const handler = app.server.listeners('request')[0] as DispatchFunc;
+  const inject = async (options: InjectOptions | string) => {
+    await app.ready();
+    return lightMyRequest(handler, options);
+  };
+  (app as unknown as { inject: typeof inject }).inject = inject;
+}
+
+/**
  * Builds the HTTP app over an open store: the API behind its door (src/server/api-door.ts), and
  * Fastify for the other surfaces (health, docs, the workspace, the admin API). `main.ts` runs it;
  * tests build it the same way and reach it through the same server (see `app.server`).
@@ -75,6 +90,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(healthPlugin, { store, isShuttingDown: options.isShuttingDown });
   await app.register(openApiPlugin, { config, resolver });
   await app.register(workspacePlugin, { config, store, keys, resolver, limits });
+  injectThroughTheDoor(app);
   await app.register(adminPlugin, {
     prefix: ADMIN_PREFIX,
     config,

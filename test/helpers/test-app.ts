@@ -2,7 +2,6 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import lightMyRequest, { type DispatchFunc } from 'light-my-request';
 import { buildApp } from '../../src/app.js';
 import { type Config, type ConfigFile, loadConfig } from '../../src/config.js';
 import { type ImportOptions, importNdjson } from '../../src/importer/import-ndjson.js';
@@ -81,7 +80,6 @@ export async function createTestApp(
   });
   const logger = createLogger(options.logLevel ?? 'trace', sink);
   const app = await buildApp({ config, store: options.wrapStore?.(store) ?? store, keys, logger });
-  await app.ready();
   const contract = checkEveryAnswer(app, config);
   const importLines = async (lines: readonly (string | object)[], importOptions?: ImportOptions) => {
     const text = lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n');
@@ -109,16 +107,13 @@ export async function createTestApp(
 }
 
 /**
- * Replaces the app's `inject` with one into the server's own request handler, the door production
- * takes (the API's door, then Fastify), and checks every answer a test receives against the
- * contract's schemas (src/schemas) before the test sees it: a mismatch fails the test that made
- * the request. (Fastify's own `inject` would skip the door: it enters Fastify's router directly.)
+ * Wraps the app's `inject` (which enters the server's own handler, the door production takes: see
+ * buildApp) so every answer a test receives is checked against the contract's schemas
+ * (src/schemas) before the test sees it: a mismatch fails the test that made the request.
  */
 function checkEveryAnswer(app: FastifyInstance, config: Config): ContractChecker {
   const contract = createContractChecker(config);
-  const handler = app.server.listeners('request')[0] as DispatchFunc;
-  const inject = (options: InjectOptions | string) =>
-    lightMyRequest(handler, options) as Promise<LightMyRequestResponse>;
+  const inject = app.inject.bind(app) as (options: InjectOptions | string) => Promise<LightMyRequestResponse>;
   const checked = async (options: InjectOptions | string) => {
     const response = await inject(options);
     contract.check(options, response);

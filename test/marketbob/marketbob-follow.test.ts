@@ -55,6 +55,7 @@ describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('marketbob follower (%s)', 
         mediaBaseUrl: 'https://market.example.com',
         timezone: 'UTC',
         reconcileMinutes: 10,
+        behindSeconds: 30,
       },
       logger: createLogger('silent'),
       // Small pages, so that the tests cross page ends.
@@ -220,6 +221,7 @@ describe.skipIf(!TEST_MARIADB_URL)('marketbob follower: the source going away an
         mediaBaseUrl: 'https://m.example.com',
         timezone: 'UTC',
         reconcileMinutes: 10,
+        behindSeconds: 30,
       },
       logger: createLogger('info', sink),
     });
@@ -309,6 +311,7 @@ describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('marketbob follower: rows d
         timezone: 'UTC',
         // Every 1.2 s, so that the test sees it within the follow bound.
         reconcileMinutes: 0.02,
+        behindSeconds: 30,
       },
       logger: createLogger('silent'),
       storeLocation: location,

@@ -100,6 +100,7 @@ describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('marketbob sync (%s)', (kin
     mediaBaseUrl: MEDIA,
     timezone: 'America/Sao_Paulo',
     reconcileMinutes: 10,
+    behindSeconds: 30,
   });
 
   beforeAll(async () => {
@@ -340,6 +341,7 @@ describe.skipIf(!TEST_MARIADB_URL)('marketbob sync: duplicate keys in a copy tha
       mediaBaseUrl: MEDIA,
       timezone: 'UTC',
       reconcileMinutes: 10,
+      behindSeconds: 30,
     });
     expect(result).toMatchObject({
       ok: true,
@@ -384,6 +386,7 @@ describe.skipIf(!TEST_MARIADB_URL)('marketbob sync: a database that never ran th
       mediaBaseUrl: MEDIA,
       timezone: 'UTC',
       reconcileMinutes: 10,
+      behindSeconds: 30,
     });
     expect(result).toMatchObject({ ok: true, skipped: [], notes: [] });
     const answer = await test.app.inject({

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import type { StoredKey } from '../store/store.js';
 import type { KeyMaterial } from './server-secret.js';
 
 /** A new API key: 32 random bytes, hex. */
@@ -34,3 +35,20 @@ export function decryptApiKey(material: KeyMaterial, sealed: string): string {
 
 /** What the importer accepts as a key given in a file. */
 export const API_KEY_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;
+
+/** What the key columns of an account without a key start with (see `noKey`). */
+const NO_KEY_PREFIX = 'none:';
+
+/**
+ * The key columns of an account that has no key (a MarketBob user without an `api_key`): a digest
+ * no key can have (an HMAC digest is hex, never with a colon), unique as the column wants, and no
+ * ciphertext. `accounts.key_digest` stays NOT NULL: the lookup by key can never find such an account.
+ */
+export function noKey(): StoredKey {
+  return { digest: `${NO_KEY_PREFIX}${randomBytes(16).toString('hex')}`, cipher: '' };
+}
+
+/** Whether these key columns are an account's key (rather than `noKey()`'s). */
+export function isKeyDigest(digest: string): boolean {
+  return !digest.startsWith(NO_KEY_PREFIX);
+}

@@ -148,6 +148,10 @@ export class SqliteFileStore implements Store {
     return this.live().anyAccount();
   }
 
+  async marketbobUserId(username: string): Promise<number | undefined> {
+    return this.live().marketbobUserId(username);
+  }
+
   async runImport<T>(work: (session: ImportSession) => Promise<T>): Promise<T> {
     return this.live().runImport(work);
   }

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { runExportCommand } from '../exporter/export-command.js';
 import { runImportCommand } from '../importer/import-command.js';
-import { rotateAccountKey, showKey } from '../keys/account-keys.js';
+import { KeyManagedByMarketbobError, rotateAccountKey, showKey } from '../keys/account-keys.js';
 import { loadKeyMaterial } from '../keys/key-material.js';
 import { runMarketbobCheck, runMarketbobSync } from '../marketbob/marketbob-commands.js';
 import { readSnapshot } from '../store/snapshot.js';
@@ -87,8 +87,19 @@ export function createProgram(): Command {
     .argument('<username>', "the account's username")
     .addHelpText('after', examples('npm run cli -- keys show jdoe'))
     .action(async (username: string) => {
-      const key = await withStore((store, config) => showKey(store, loadKeyMaterial(config), username));
+      const [key, marketbobUser] = await withStore(async (store, config) => [
+        await showKey(store, loadKeyMaterial(config), username),
+        await store.marketbobUserId(username),
+      ]);
       if (key === undefined) fail(`no account named ${JSON.stringify(username)}`);
+      if (key === null) {
+        fail(
+          `account ${JSON.stringify(username)} has no API key` +
+            (marketbobUser === undefined
+              ? ''
+              : ": its key is MarketBob's, and its MarketBob user has none (generate one there)"),
+        );
+      }
       process.stdout.write(`${key}\n`);
     });
   keys
@@ -103,7 +114,10 @@ export function createProgram(): Command {
     .action(async (username: string, options: { now?: boolean }) => {
       const rotated = await withStore((store, config) =>
         rotateAccountKey(store, loadKeyMaterial(config), username, options.now ? 0 : config.keyRotationGraceSeconds),
-      );
+      ).catch((error: unknown) => {
+        if (error instanceof KeyManagedByMarketbobError) fail(`refused: ${error.message}`);
+        throw error;
+      });
       if (rotated === undefined) fail(`no account named ${JSON.stringify(username)}`);
       process.stdout.write(`${rotated.key}\n`);
       const old = rotated.oldKeyWorksUntil;

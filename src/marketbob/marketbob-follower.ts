@@ -7,14 +7,7 @@ import type { MarketbobDb } from './marketbob-connection.js';
 import type { Changed } from './marketbob-reader.js';
 import { reconcileMarketbob } from './marketbob-reconcile.js';
 import { DiscardedRows, merged, openSource, type Source, type SyncResult, syncMarketbob } from './marketbob-sync.js';
-import {
-  changedPasswords,
-  mapUsers,
-  Reports,
-  type RowReport,
-  RowWriter,
-  type SourceState,
-} from './marketbob-writer.js';
+import { mapUsers, passwordChanges, Reports, type RowReport, RowWriter, type SourceState } from './marketbob-writer.js';
 import type { ItemRow } from './row-mapping.js';
 import type { FollowerStatus } from './source-health.js';
 
@@ -207,18 +200,20 @@ export class MarketbobFollower {
     const skipped = new Reports();
     const notes = new Reports();
     const accounts = mapUsers(users.rows, context, state, skipped, notes);
-    const passwords = await changedPasswords(this.options.store, accounts);
+    const passwords = await passwordChanges(this.options.store, accounts, state);
     let changed = 0;
     try {
       await this.exclusive(() =>
         this.options.store.runImport(async (session) => {
           const writer = new RowWriter(session, this.options.keys, context, state, passwords);
+          await writer.renames(accounts);
           for (const [id, account] of accounts) await writer.user(id, account);
           for (const row of items.rows) await writer.item(row);
           for (const row of purchases.rows) await writer.purchase(row);
           const result = await writer.finish();
           if (!result.ok) throw new DiscardedRows(result);
           writer.commit();
+          changed += writer.renamed;
           for (const counts of Object.values(result.counts)) changed += counts.inserted + counts.updated;
           this.logReports(merged(skipped, writer.skipped));
         }),
@@ -230,7 +225,7 @@ export class MarketbobFollower {
       }
       throw error;
     }
-    changed += passwords.size;
+    changed += passwords.set.size + passwords.remove.length;
     this.categories = categories;
     for (const { mark, rows, saved } of [users, items, purchases]) {
       for (const row of rows) mark.maxId = Math.max(mark.maxId, Number(row.id));

@@ -1,7 +1,10 @@
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exportNdjson } from '../../src/exporter/export-ndjson.js';
 import type { MarketbobDb } from '../../src/marketbob/marketbob-connection.js';
 import { openMarketbob } from '../../src/marketbob/marketbob-connection.js';
 import { syncMarketbob } from '../../src/marketbob/marketbob-sync.js';
+import { readSnapshot } from '../../src/store/snapshot.js';
 import { cleanEnv, runCli } from '../helpers/processes.js';
 import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
 import { keep, logIn, tokenIn } from '../web/workspace-forms.js';
@@ -154,5 +157,23 @@ describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)(
         });
       },
     );
+
+    it('an export writes the account without a key with no api_key, and the others with theirs', async () => {
+      let text = '';
+      const out = new Writable({
+        write(chunk, _encoding, done) {
+          text += String(chunk);
+          done();
+        },
+      });
+      await readSnapshot(test.config.store, (snapshot) => exportNdjson(snapshot, test.keys, out));
+      const accounts = text
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { type: string; username: string; api_key?: string })
+        .filter((line) => line.type === 'account');
+      expect(accounts.find((line) => line.username === 'keyless')).not.toHaveProperty('api_key');
+      expect(accounts.find((line) => line.username === 'seller')?.api_key).toBe(sellerKey);
+    });
   },
 );

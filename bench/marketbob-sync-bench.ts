@@ -81,6 +81,7 @@ try {
     mediaBaseUrl: 'https://market.example.com',
     timezone: 'UTC',
     reconcileMinutes: 10,
+    behindSeconds: 30,
   };
   const keys = deriveKeyMaterial(secret);
   for (const run of ['first sync', 'second sync']) {

@@ -1,15 +1,19 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { Registry } from 'prom-client';
 import { buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { addressBanner, demoBanner } from './demo/demo-banner.js';
 import { type DemoCredentials, loadDemoData } from './demo/load-demo.js';
+import { answerSourceHealth, askPrimaryForSourceHealth } from './health/cluster-source-health.js';
+import { setSourceProbe } from './health/source-probe.js';
 import { loadKeyMaterial } from './keys/key-material.js';
 import { createLogger, flushLogger } from './logging.js';
 import { startMarketbobFollower } from './marketbob/start-follower.js';
 import { aggregateWorkerMetrics, shareWorkerMetrics, startMetricsServer } from './metrics/cluster-metrics.js';
 import { createServiceMetrics } from './metrics/service-metrics.js';
+import { registerSourceMetrics } from './metrics/source-metrics.js';
 import { checkSecretOpensStore } from './operations/account-keys.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
@@ -49,6 +53,13 @@ async function serve(config: Config, logger: Logger, loadDemo: boolean): Promise
   // One follower per machine: here when this process serves alone, in the primary when there are workers.
   const follower = cluster.isWorker ? undefined : await startMarketbobFollower(config, keys, logger);
   const metrics = createServiceMetrics();
+  if (follower !== undefined) {
+    registerSourceMetrics(metrics.registry, () => follower.health());
+    setSourceProbe(async () => follower.health());
+  } else if (cluster.isWorker && config.marketbob !== undefined) {
+    // The follower runs in the primary: /readyz asks it (its gauges are added to the sum there).
+    setSourceProbe(askPrimaryForSourceHealth());
+  }
   // A worker's own counts are summed with the others' by the primary, which also serves METRICS_PORT.
   const metricsText = cluster.isWorker ? shareWorkerMetrics(metrics.registry) : () => metrics.registry.metrics();
   let closing = false;
@@ -113,8 +124,14 @@ async function supervise(config: Config, logger: Logger): Promise<void> {
   } finally {
     await store.close();
   }
-  await startMarketbobFollower(config, loadKeyMaterial(config), logger);
-  const metricsText = aggregateWorkerMetrics();
+  const follower = await startMarketbobFollower(config, loadKeyMaterial(config), logger);
+  let ownMetrics: Registry | undefined;
+  if (follower !== undefined) {
+    answerSourceHealth(() => follower.health());
+    ownMetrics = new Registry();
+    registerSourceMetrics(ownMetrics, () => follower.health());
+  }
+  const metricsText = aggregateWorkerMetrics(ownMetrics);
   if (config.metricsPort !== undefined) {
     const metricsServer = await startMetricsServer(config.host, config.metricsPort, metricsText);
     logger.info({ port: (metricsServer.address() as AddressInfo).port }, 'metrics listening');

@@ -11,6 +11,11 @@ export const adminErrors = {
   unauthorized: { status: 401, message: 'A valid admin token is required (Authorization: Bearer <ADMIN_TOKEN>)' },
   purchase_not_found: { status: 404, message: 'No purchase has this code' },
   account_not_found: { status: 404, message: 'No account has this username' },
+  key_managed_by_marketbob: {
+    status: 409,
+    message:
+      "This account's key is MarketBob's: regenerate it in MarketBob, and the bridge takes the new key (and ends this one) within seconds",
+  },
   import_rejected: { status: 422, message: 'The import has bad lines; nothing was written' },
   body_too_large: { status: 413, message: 'The import is over the size limit; nothing was written' },
   import_failed: { status: 500, message: 'The import failed; nothing was written' },

@@ -5,7 +5,7 @@ import type { ImportCounts } from '../importer/import-ndjson.js';
 import { importReport } from '../importer/import-report.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
-import { rotateAccountKey } from '../operations/account-keys.js';
+import { KeyManagedByMarketbobError, rotateAccountKey } from '../operations/account-keys.js';
 import { type AccountAction, applyAccountAction } from '../operations/account-operations.js';
 import { applyPurchaseAction, type PurchaseAction } from '../operations/purchase-operations.js';
 import { classifyError, reportFailure } from '../server/error-classifier.js';
@@ -107,7 +107,13 @@ export async function adminPlugin(scope: FastifyInstance, options: AdminPluginOp
     // `?now=true`: a leaked key ends at once, whatever keyRotationGraceSeconds says (`keys rotate --now`).
     const now = flagOption(request.query, 'now');
     if (now === undefined) return sendAdminError(reply, 'malformed_request', 'now must be true or false');
-    const rotated = await rotateAccountKey(store, keys, username, now ? 0 : config.keyRotationGraceSeconds);
+    const rotated = await rotateAccountKey(store, keys, username, now ? 0 : config.keyRotationGraceSeconds).catch(
+      (error: unknown) => {
+        if (error instanceof KeyManagedByMarketbobError) return 'managed' as const;
+        throw error;
+      },
+    );
+    if (rotated === 'managed') return sendAdminError(reply, 'key_managed_by_marketbob');
     if (rotated === undefined) return sendAdminError(reply, 'account_not_found');
     request.log.info({ reqId: request.id, action: 'rotate key' }, 'admin: account changed');
     return sendAdminJson(reply, 200, {

@@ -3,7 +3,7 @@ import { runExportCommand } from '../exporter/export-command.js';
 import { runImportCommand } from '../importer/import-command.js';
 import { loadKeyMaterial } from '../keys/key-material.js';
 import { runMarketbobCheck, runMarketbobSync } from '../marketbob/marketbob-commands.js';
-import { rotateAccountKey, showKey } from '../operations/account-keys.js';
+import { KeyManagedByMarketbobError, rotateAccountKey, showKey } from '../operations/account-keys.js';
 import { readSnapshot } from '../store/snapshot.js';
 import { addAccountCommands } from './accounts-commands.js';
 import { type CliConfig, EXIT, EXIT_CODES_HELP, examples, fail, storeRunner, type WithStore } from './cli-support.js';
@@ -92,8 +92,19 @@ export function createProgram({ loadConfig, version }: ProgramOptions): Command 
     .argument('<username>', "the account's username")
     .addHelpText('after', examples('npm run cli -- keys show jdoe'))
     .action(async (username: string) => {
-      const key = await withStore((store, config) => showKey(store, loadKeyMaterial(config), username));
+      const [key, marketbobUser] = await withStore(async (store, config) => [
+        await showKey(store, loadKeyMaterial(config), username),
+        await store.marketbobUserId(username),
+      ]);
       if (key === undefined) fail(`no account named ${JSON.stringify(username)}`);
+      if (key === null) {
+        fail(
+          `account ${JSON.stringify(username)} has no API key` +
+            (marketbobUser === undefined
+              ? ''
+              : ": its key is MarketBob's, and its MarketBob user has none (generate one there)"),
+        );
+      }
       process.stdout.write(`${key}\n`);
     });
   keys
@@ -108,7 +119,10 @@ export function createProgram({ loadConfig, version }: ProgramOptions): Command 
     .action(async (username: string, options: { now?: boolean }) => {
       const rotated = await withStore((store, config) =>
         rotateAccountKey(store, loadKeyMaterial(config), username, options.now ? 0 : config.keyRotationGraceSeconds),
-      );
+      ).catch((error: unknown) => {
+        if (error instanceof KeyManagedByMarketbobError) fail(`refused: ${error.message}`);
+        throw error;
+      });
       if (rotated === undefined) fail(`no account named ${JSON.stringify(username)}`);
       process.stdout.write(`${rotated.key}\n`);
       const old = rotated.oldKeyWorksUntil;

@@ -22,7 +22,7 @@ export async function loadDemoData(store: Store, keys: KeyMaterial): Promise<Dem
     throw new Error(`demo data rejected: ${result.errors.map((e) => `line ${e.line}: ${e.message}`).join('; ')}`);
   }
   const key = await showKey(store, keys, DEMO_SELLER);
-  if (key === undefined) throw new Error('demo seller missing after import');
+  if (key === undefined || key === null) throw new Error('demo seller missing after import');
   const password = randomBytes(9).toString('base64url');
   await store.setPasswordHash(DEMO_SELLER, await hashPassword(password));
   return { key, password };

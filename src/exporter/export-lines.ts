@@ -18,10 +18,11 @@ export function minorToDecimal(minor: number): string {
 const parseList = (json: string) => JSON.parse(json) as string[];
 
 /**
- * An account line, with its key in clear so that it keeps working in the store it is imported into,
- * and its password hash (never a password) when it has one.
+ * An account line, with its key in clear so that it keeps working in the store it is imported into
+ * (none for an account without a key: imported elsewhere, it gets a fresh one), and its password
+ * hash (never a password) when it has one.
  */
-export function accountLine(row: AccountRow, apiKey: string, passwordHash?: string): AccountLine {
+export function accountLine(row: AccountRow, apiKey: string | undefined, passwordHash?: string): AccountLine {
   const links = JSON.parse(row.social_links) as [string, string][];
   const line: AccountLine = {
     type: 'account',
@@ -31,7 +32,7 @@ export function accountLine(row: AccountRow, apiKey: string, passwordHash?: stri
     lastname: row.lastname,
     balance: minorToDecimal(row.balance),
     status: row.status,
-    api_key: apiKey,
+    ...(apiKey === undefined ? {} : { api_key: apiKey }),
     registered_at: row.registered_at,
     profile: {
       heading: row.heading,

@@ -19,7 +19,9 @@ export class KeyDecryptionError extends Error {
   }
 }
 
-function keyOf(keys: KeyMaterial, username: string, cipher: string): string {
+/** The key in clear; undefined for an account without a key (see `noKey`). */
+function keyOf(keys: KeyMaterial, username: string, cipher: string): string | undefined {
+  if (cipher === '') return undefined;
   try {
     return decryptApiKey(keys, cipher);
   } catch (error) {

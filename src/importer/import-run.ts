@@ -1,4 +1,4 @@
-import { digestApiKey, encryptApiKey, generateApiKey } from '../keys/api-keys.js';
+import { digestApiKey, encryptApiKey, generateApiKey, isKeyDigest, noKey } from '../keys/api-keys.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import type { ItemRecord, PurchaseRecord } from '../records/rows.js';
 import {
@@ -79,6 +79,8 @@ export class ImportRun {
   /** Keys given by earlier lines: digest to username, and each such account's current digest. */
   private readonly keyHolders = new Map<string, string>();
   private readonly givenKeys = new Map<string, string>();
+  /** Accounts whose line without `api_key` means "no key" rather than "keep the key" (see `withoutKey`). */
+  private readonly keyless = new Set<string>();
 
   private batch = new Batch();
   private readonly sealed: Batch[] = [];
@@ -92,6 +94,15 @@ export class ImportRun {
     /** An account line may replace the account's current key (see `ImportOptions.replaceKeys`). */
     private readonly replaceKeys = false,
   ) {}
+
+  /**
+   * The account's next line, if it has no `api_key`, means the account has no key (MarketBob's
+   * user without one): its key, if it had one, stops working, and a new account gets none. An
+   * NDJSON import never says so: there a line without a key keeps the account's key.
+   */
+  withoutKey(username: string): void {
+    this.keyless.add(username);
+  }
 
   /** Reads one physical line. True when batches are ready: call `flush()` before the next line. */
   add(line: number, text: string): boolean {
@@ -195,7 +206,7 @@ export class ImportRun {
             writing = false;
           } else if (writing) {
             accounts.push({ record: pending.entry.record, key: decided.key });
-            if (storedDigest !== undefined && decided.key !== undefined) {
+            if (storedDigest !== undefined && decided.key !== undefined && isKeyDigest(storedDigest)) {
               rekeyed.push({ username: pending.entry.record.username, formerDigest: storedDigest });
             }
             accountLines.push(pending.line);
@@ -295,6 +306,14 @@ export class ImportRun {
   ): { key: StoredKey | undefined } | { rejected: string } {
     const { username } = pending.entry.record;
     const { digest } = pending;
+    if (digest === undefined && this.keyless.has(username)) {
+      const current = this.givenKeys.get(username) ?? storedDigest;
+      if ((current !== undefined && !isKeyDigest(current)) || !writing) return { key: undefined };
+      const none = noKey();
+      // Whatever key it held is free from here on, for a later line to give another account.
+      this.givenKeys.set(username, none.digest);
+      return { key: none };
+    }
     if (digest === undefined) {
       // An existing account keeps its key; a new one gets a fresh key.
       if (storedDigest !== undefined || !writing) return { key: undefined };

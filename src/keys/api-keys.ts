@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import type { StoredKey } from '../store/store.js';
 import type { KeyMaterial } from './server-secret.js';
 
 /** A new API key: 32 random bytes, hex. */
@@ -30,4 +31,21 @@ export function decryptApiKey(material: KeyMaterial, sealed: string): string {
   const decipher = createDecipheriv('aes-256-gcm', material.encryptionKey, iv);
   decipher.setAuthTag(tag);
   return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+}
+
+/** What the key columns of an account without a key start with (see `noKey`). */
+const NO_KEY_PREFIX = 'none:';
+
+/**
+ * The key columns of an account that has no key (a MarketBob user without an `api_key`): a digest
+ * no key can have (an HMAC digest is hex, never with a colon), unique as the column wants, and no
+ * ciphertext. `accounts.key_digest` stays NOT NULL: the lookup by key can never find such an account.
+ */
+export function noKey(): StoredKey {
+  return { digest: `${NO_KEY_PREFIX}${randomBytes(16).toString('hex')}`, cipher: '' };
+}
+
+/** Whether these key columns are an account's key (rather than `noKey()`'s). */
+export function isKeyDigest(digest: string): boolean {
+  return !digest.startsWith(NO_KEY_PREFIX);
 }

@@ -28,6 +28,13 @@ export const MarketbobSchema = Type.Object(
         description: 'How often rows deleted in MarketBob are looked for',
       }),
     ),
+    behindSeconds: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        maximum: 24 * 3600,
+        description: '/readyz says the source is behind when the store has not caught up with MarketBob for this long',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -42,9 +49,14 @@ export interface MarketbobConfig {
   readonly mediaBaseUrl: string;
   readonly timezone: string;
   readonly reconcileMinutes: number;
+  /**
+   * How long the store may go without catching up with MarketBob (while no attempt fails) before
+   * `/readyz` says the source is behind. A failed attempt says so at once.
+   */
+  readonly behindSeconds: number;
 }
 
-export const MARKETBOB_DEFAULTS = { pollSeconds: 2, timezone: 'UTC', reconcileMinutes: 10 } as const;
+export const MARKETBOB_DEFAULTS = { pollSeconds: 2, timezone: 'UTC', reconcileMinutes: 10, behindSeconds: 30 } as const;
 
 /** A zone the runtime knows (Intl throws a RangeError for any other). */
 export function isTimeZone(zone: string): boolean {
@@ -104,11 +116,18 @@ export function buildMarketbobConfig(
   } else if (!/^https?:\/\/[^/\s]+/.test(mediaBaseUrl)) {
     problems.push('marketbob.mediaBaseUrl: must be an http(s) URL');
   }
+  const pollSeconds = section?.pollSeconds ?? MARKETBOB_DEFAULTS.pollSeconds;
+  const behindSeconds = section?.behindSeconds ?? MARKETBOB_DEFAULTS.behindSeconds;
+  // Caught up at each poll at best: a bound at or under the poll interval would say "behind" between polls.
+  if (behindSeconds <= pollSeconds) {
+    problems.push(`marketbob.behindSeconds: must be more than pollSeconds (${pollSeconds})`);
+  }
   return Object.freeze({
     url,
-    pollSeconds: section?.pollSeconds ?? MARKETBOB_DEFAULTS.pollSeconds,
+    pollSeconds,
     mediaBaseUrl,
     timezone,
     reconcileMinutes: section?.reconcileMinutes ?? MARKETBOB_DEFAULTS.reconcileMinutes,
+    behindSeconds,
   });
 }

@@ -7,15 +7,9 @@ import type { MarketbobDb } from './marketbob-connection.js';
 import type { Changed } from './marketbob-reader.js';
 import { reconcileMarketbob } from './marketbob-reconcile.js';
 import { DiscardedRows, merged, openSource, type Source, type SyncResult, syncMarketbob } from './marketbob-sync.js';
-import {
-  changedPasswords,
-  mapUsers,
-  Reports,
-  type RowReport,
-  RowWriter,
-  type SourceState,
-} from './marketbob-writer.js';
+import { mapUsers, passwordChanges, Reports, type RowReport, RowWriter, type SourceState } from './marketbob-writer.js';
 import type { ItemRow } from './row-mapping.js';
+import type { FollowerStatus } from './source-health.js';
 
 type Followed = 'users' | 'items' | 'purchases';
 
@@ -53,6 +47,11 @@ export interface PollOutcome {
   readonly rowsRead: number;
   /** Rows whose stored copy changed. */
   readonly changed: number;
+  /**
+   * Every read ended short of its page size: the store now holds everything MarketBob had when
+   * the poll began. False when more rows wait for the next poll.
+   */
+  readonly complete: boolean;
 }
 
 /** New rows (id after the mark) and changed ones (updated since the mark), each once, by id. */
@@ -94,6 +93,7 @@ export class MarketbobFollower {
   private failing = false;
   private failures = 0;
   private caughtUpAt: number | undefined;
+  private readonly startedAt = Date.now();
   /** Each category's and sub-category's fingerprint as last written (see `MarketbobReader.categoryPrints`). */
   private categories = new Map<string, string>();
   /** When rows deleted in MarketBob were last looked for; 0: at the first poll after the sync. */
@@ -151,7 +151,8 @@ export class MarketbobFollower {
       const savedRows = await updated(since, this.pollRows, mark.since === null ? 0 : mark.sinceId);
       // The overlap, only while the reading has caught up (and only what it has not just read).
       const lateRows = savedRows.length < this.pollRows && recent < since ? await updated(recent, LATE_ROWS) : [];
-      return { mark, saved: savedRows, rows: union(union(freshRows, savedRows), lateRows) };
+      const complete = freshRows.length < this.pollRows && savedRows.length < this.pollRows;
+      return { mark, saved: savedRows, complete, rows: union(union(freshRows, savedRows), lateRows) };
     };
     const users = await read(
       'users',
@@ -190,26 +191,29 @@ export class MarketbobFollower {
       items.rows = union(items.rows, ofCategories);
     }
     const rowsRead = users.rows.length + items.rows.length + purchases.rows.length;
+    const complete = users.complete && items.complete && purchases.complete;
     if (rowsRead === 0) {
       this.categories = categories;
-      return { rowsRead, changed: 0 };
+      return { rowsRead, changed: 0, complete };
     }
 
     const skipped = new Reports();
     const notes = new Reports();
     const accounts = mapUsers(users.rows, context, state, skipped, notes);
-    const passwords = await changedPasswords(this.options.store, accounts);
+    const passwords = await passwordChanges(this.options.store, accounts, state);
     let changed = 0;
     try {
       await this.exclusive(() =>
         this.options.store.runImport(async (session) => {
           const writer = new RowWriter(session, this.options.keys, context, state, passwords);
+          await writer.renames(accounts);
           for (const [id, account] of accounts) await writer.user(id, account);
           for (const row of items.rows) await writer.item(row);
           for (const row of purchases.rows) await writer.purchase(row);
           const result = await writer.finish();
           if (!result.ok) throw new DiscardedRows(result);
           writer.commit();
+          changed += writer.renamed;
           for (const counts of Object.values(result.counts)) changed += counts.inserted + counts.updated;
           this.logReports(merged(skipped, writer.skipped));
         }),
@@ -221,7 +225,7 @@ export class MarketbobFollower {
       }
       throw error;
     }
-    changed += passwords.size;
+    changed += passwords.set.size + passwords.remove.length;
     this.categories = categories;
     for (const { mark, rows, saved } of [users, items, purchases]) {
       for (const row of rows) mark.maxId = Math.max(mark.maxId, Number(row.id));
@@ -233,15 +237,12 @@ export class MarketbobFollower {
       }
     }
     if (changed > 0) this.options.logger.info({ rowsRead, changed }, 'marketbob: changes applied');
-    return { rowsRead, changed };
+    return { rowsRead, changed, complete };
   }
 
-  /**
-   * How the following goes: failed attempts in a row, and when the store last held everything
-   * MarketBob had (ms since the epoch). For `/readyz` and a lag metric (not wired yet).
-   */
-  status(): { readonly failures: number; readonly caughtUpAt: number | undefined } {
-    return { failures: this.failures, caughtUpAt: this.caughtUpAt };
+  /** How the following goes, for `/readyz` and the lag metric (see source-health.ts). */
+  status(): FollowerStatus {
+    return { failures: this.failures, caughtUpAt: this.caughtUpAt, startedAt: this.startedAt };
   }
 
   /** Starts following: the full sync, then a poll every `pollSeconds`. Resolves after the first attempt. */
@@ -258,7 +259,10 @@ export class MarketbobFollower {
 
   private async tick(): Promise<void> {
     const attempt = (async () => {
+      // What the store holds once this attempt has read everything: MarketBob as it was now.
+      const began = Date.now();
       try {
+        let complete = true;
         if (this.state === undefined) {
           const result = await this.syncFully();
           if (!result.ok) {
@@ -271,14 +275,15 @@ export class MarketbobFollower {
             'marketbob: full sync done; following',
           );
         } else {
-          await this.poll();
+          complete = (await this.poll()).complete;
           this.reconcileWhenDue();
         }
         if (this.failing) this.options.logger.info('marketbob: the source answers again; caught up');
         this.failing = false;
         this.failures = 0;
-        this.caughtUpAt = Date.now();
-        this.delayMs = this.options.config.pollSeconds * 1000;
+        if (complete) this.caughtUpAt = began;
+        // More rows wait (a burst larger than a page): read them at once rather than a poll later.
+        this.delayMs = complete ? this.options.config.pollSeconds * 1000 : 0;
       } catch (error) {
         if (!this.failing) {
           // The driver's code and first line only: never a URL (its password) or a row's values.
@@ -289,7 +294,8 @@ export class MarketbobFollower {
         }
         this.failing = true;
         this.failures++;
-        this.delayMs = Math.min(this.delayMs * 2, MAX_BACKOFF_MS);
+        const pollMs = this.options.config.pollSeconds * 1000;
+        this.delayMs = Math.min(Math.max(this.delayMs, pollMs) * 2, MAX_BACKOFF_MS);
       }
     })();
     this.running = attempt;

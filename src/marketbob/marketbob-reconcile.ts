@@ -66,14 +66,19 @@ export async function reconcileMarketbob(
     for (let after: string | undefined; ; ) {
       const rows = await snapshot.accounts(after, PAGE);
       if (rows.length === 0) break;
-      const there = await statuses(
+      // By MarketBob user id where the account is linked to one (a rename there does not make it
+      // look gone); by username for an account synced before the links (migration 0007).
+      const ids = await snapshot.marketbobUserIds(rows.map((row) => row.username));
+      const byId = await statuses(db, 'users', 'id', [...ids.values()]);
+      const byName = await statuses(
         db,
         'users',
         'username',
-        rows.map((row) => row.username),
+        rows.filter((row) => !ids.has(row.username)).map((row) => row.username),
       );
       const changed = rows.flatMap((row) => {
-        const status = there.get(row.username.toLowerCase());
+        const id = ids.get(row.username);
+        const status = id === undefined ? byName.get(row.username.toLowerCase()) : byId.get(String(id));
         const wanted = status === undefined ? 'suspended' : (ACCOUNT_STATUSES[status] ?? row.status);
         if (wanted === row.status) return [];
         if (status === undefined) suspended++;
@@ -83,7 +88,12 @@ export async function reconcileMarketbob(
       const hashes = await snapshot.passwordHashes(changed.map(({ row }) => row.username));
       for (const { row, wanted } of changed) {
         lines.push({
-          ...accountLine(row, decryptApiKey(keys, row.key_cipher), hashes.get(row.username)),
+          // An account without a key (key_cipher '') stays without: a line without a key keeps it as it is.
+          ...accountLine(
+            row,
+            row.key_cipher === '' ? undefined : decryptApiKey(keys, row.key_cipher),
+            hashes.get(row.username),
+          ),
           status: wanted,
         });
       }

@@ -6,8 +6,8 @@ import { currentDatabase, type MarketbobDb } from './marketbob-connection.js';
 import { MarketbobReader } from './marketbob-reader.js';
 import { type MarketbobSettings, readSettings } from './marketbob-settings.js';
 import {
-  changedPasswords,
   mapUsers,
+  passwordChanges,
   type Reports as ReportList,
   Reports,
   type RowReport,
@@ -126,15 +126,24 @@ export async function syncMarketbob(
       progress(page.length);
     },
   );
-  const accounts = mapUsers(userRows, context, state, skipped, notes);
-  userRows.length = 0;
-  const passwords = await changedPasswords(store, accounts);
   // MarketBob's unique index on a case-insensitive `code` rules duplicates out: no need to look.
   const duplicateCodes = source.codesUnique ? new Map<number, number>() : await reader.duplicateCodes();
 
   try {
     return await store.runImport(async (session) => {
+      // The accounts taken before, by MarketBob user id: a user renamed since is renamed here. A
+      // link to a user gone from MarketBob holds no name (a new user may have taken it there).
+      const present = new Set(userRows.map((row) => Number(row.id)));
+      for (const link of await session.marketbobUsers()) {
+        if (!present.has(link.userId)) continue;
+        state.usernames.set(link.userId, link.username);
+        state.passwordDigests.set(link.userId, link.passwordDigest);
+      }
+      const accounts = mapUsers(userRows, context, state, skipped, notes);
+      userRows.length = 0;
+      const passwords = await passwordChanges(store, accounts, state);
       const writer = new RowWriter(session, keys, context, state, passwords);
+      await writer.renames(accounts);
       for (const [id, account] of accounts) await writer.user(id, account);
       await readPages(
         (after) => reader.itemsPage(after, PAGE_ROWS),
@@ -156,7 +165,7 @@ export async function syncMarketbob(
       return {
         ok: true,
         counts: result.counts,
-        passwordsSet: passwords.size,
+        passwordsSet: passwords.set.size + passwords.remove.length,
         skipped: merged(skipped, writer.skipped),
         notes: merged(notes, writer.notes),
         settings,

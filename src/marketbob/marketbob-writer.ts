@@ -1,6 +1,6 @@
 import { type ImportCounts, ImportRun, type LineError } from '../importer/import-run.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
-import type { ImportSession, Store } from '../store/store.js';
+import type { ImportSession, MarketbobUserLink, Store } from '../store/store.js';
 import {
   type AccountMapped,
   type ItemRow,
@@ -33,12 +33,15 @@ export class Reports {
 
 /**
  * What the bridge knows of MarketBob between runs: which users and items it took (a full sync
- * fills it, the follower keeps it up to date), so that an item finds its author's username and a
- * purchase knows its item was taken.
+ * fills it, from the store's links (migration 0007) and MarketBob's rows; the follower keeps it up
+ * to date), so that an item finds its author's username, a purchase knows its item was taken, a
+ * renamed user is known by id, and a changed password is told from one taken before.
  */
 export class SourceState {
   /** MarketBob user id to the username we keep the account under. */
   readonly usernames = new Map<number, string>();
+  /** MarketBob user id to the digest of the password last taken from MarketBob ('' for none). */
+  readonly passwordDigests = new Map<number, string>();
   /** Lower-cased key to the user id holding it (MarketBob compares keys without case). */
   readonly keyHolders = new Map<string, number>();
   /** Item ids taken. */
@@ -60,17 +63,42 @@ export class RowWriter {
   private readonly newUsernames = new Map<number, string>();
   private readonly newKeyHolders = new Map<string, number>();
   private readonly newItems = new Set<number>();
+  private readonly links: MarketbobUserLink[] = [];
+  /** Accounts renamed by `renames`. */
+  renamed = 0;
 
   constructor(
-    session: ImportSession,
+    private readonly session: ImportSession,
     keys: KeyMaterial,
     private readonly context: MappingContext,
     private readonly state: SourceState,
-    /** Password hashes to write, by username (see `changedPasswords`). */
-    private readonly passwords: ReadonlyMap<string, string>,
+    /** What to do about passwords (see `passwordChanges`). */
+    private readonly passwords: PasswordChanges,
   ) {
     // MarketBob owns the keys: a key regenerated there replaces ours at once, with no grace.
     this.run = new ImportRun(session, keys, true);
+  }
+
+  /**
+   * Usernames changed in MarketBob, before any line: each account is renamed with all that refers
+   * to it. One whose new name is an account not from MarketBob is skipped (it stays as it was).
+   */
+  async renames(accounts: Map<number, MappedUser>): Promise<void> {
+    for (const [id, account] of accounts) {
+      const from = account.renamedFrom;
+      if (from === undefined) continue;
+      const to = account.line.username;
+      if (await this.session.renameAccount(from, to)) {
+        this.renamed++;
+        continue;
+      }
+      this.skipped.add({
+        table: 'users',
+        id,
+        message: `its username changed, and the new one is another account's here (not from MarketBob): not renamed`,
+      });
+      accounts.delete(id);
+    }
   }
 
   private username(id: number): string | undefined {
@@ -84,10 +112,16 @@ export class RowWriter {
   }
 
   /** A user already mapped (see `mapUsers`): its line, with its key and password hash. */
-  async user(id: number, account: AccountMapped): Promise<void> {
-    const password = this.passwords.get(account.line.username);
-    this.newUsernames.set(id, account.line.username);
+  async user(id: number, account: MappedUser): Promise<void> {
+    const { username } = account.line;
+    const password = this.passwords.set.get(username);
+    this.newUsernames.set(id, username);
     if (account.apiKey !== undefined) this.newKeyHolders.set(account.apiKey.toLowerCase(), id);
+    // MarketBob owns the keys: a user without one has none here either.
+    else this.run.withoutKey(username);
+    if (this.state.usernames.get(id) !== username || this.state.passwordDigests.get(id) !== account.passwordDigest) {
+      this.links.push({ username, userId: id, passwordDigest: account.passwordDigest });
+    }
     await this.add('users', id, {
       ...account.line,
       ...(account.apiKey === undefined ? {} : { api_key: account.apiKey }),
@@ -136,13 +170,18 @@ export class RowWriter {
   /** Checks and writes what is left: the counts, or the refused rows (then the transaction must roll back). */
   async finish(): Promise<{ ok: true; counts: ImportCounts } | { ok: false; errors: RowReport[]; errorCount: number }> {
     const result = await this.run.finish();
-    if (result.ok) return result;
+    if (result.ok) {
+      await this.session.removePasswordHashes(this.passwords.remove);
+      await this.session.linkMarketbobUsers(this.links);
+      return result;
+    }
     return { ok: false, errors: result.errors.map((error) => this.rowOf(error)), errorCount: result.errorCount };
   }
 
   /** Once the store has committed: the state learns the users and items written. */
   commit(): void {
     for (const [id, username] of this.newUsernames) this.state.usernames.set(id, username);
+    for (const link of this.links) this.state.passwordDigests.set(link.userId, link.passwordDigest);
     for (const [key, id] of this.newKeyHolders) this.state.keyHolders.set(key, id);
     for (const id of this.newItems) this.state.items.add(id);
   }
@@ -156,11 +195,17 @@ export class RowWriter {
   }
 }
 
+/** A user as mapped and checked: its line, key and password, and the username it had here if MarketBob renamed it. */
+export interface MappedUser extends AccountMapped {
+  readonly renamedFrom?: string;
+}
+
 /**
  * Maps users, checking them against each other and the state: a username another user id
  * already has, or a key another user holds (the lowest id keeps it: MarketBob's own lookup,
- * `where api_key = ?` and the first row, finds that one), is reported. A user whose username
- * changed in MarketBob is skipped: our accounts are keyed by username (see docs/marketbob.md).
+ * `where api_key = ?` and the first row, finds that one, so the others have no key here), is
+ * reported. A user known by id under another username was renamed in MarketBob: the account is
+ * renamed (`RowWriter.renames`).
  */
 export function mapUsers(
   rows: readonly UserRow[],
@@ -168,8 +213,8 @@ export function mapUsers(
   state: SourceState,
   skipped: Reports,
   notes: Reports,
-): Map<number, AccountMapped> {
-  const accounts = new Map<number, AccountMapped>();
+): Map<number, MappedUser> {
+  const accounts = new Map<number, MappedUser>();
   const names = new Map<string, number>();
   for (const [id, username] of state.usernames) names.set(username, id);
   const keys = new Map(state.keyHolders);
@@ -182,23 +227,21 @@ export function mapUsers(
     }
     for (const note of mapped.notes) notes.add({ table: 'users', id, message: note });
     const { username } = mapped.line.line;
-    const known = state.usernames.get(id);
-    if (known !== undefined && known !== username) {
-      skipped.add({ table: 'users', id, message: 'its username changed: not followed (sync again into a new store)' });
-      continue;
-    }
     const nameHolder = names.get(username);
     if (nameHolder !== undefined && nameHolder !== id) {
       skipped.add({ table: 'users', id, message: `its username is also user ${nameHolder}'s (kept there)` });
       continue;
     }
+    const known = state.usernames.get(id);
+    const renamedFrom = known !== undefined && known !== username ? known : undefined;
+    if (renamedFrom !== undefined) names.delete(renamedFrom);
     names.set(username, id);
-    let account = mapped.line;
+    let account: MappedUser = renamedFrom === undefined ? mapped.line : { ...mapped.line, renamedFrom };
     if (account.apiKey !== undefined) {
       const folded = account.apiKey.toLowerCase();
       const holder = keys.get(folded);
       if (holder !== undefined && holder !== id && holder < id) {
-        notes.add({ table: 'users', id, message: `its api_key is also user ${holder}'s: not carried over` });
+        notes.add({ table: 'users', id, message: `its api_key is also user ${holder}'s: no key here` });
         account = { ...account, apiKey: undefined };
       } else keys.set(folded, id);
     }
@@ -207,22 +250,42 @@ export function mapUsers(
   return accounts;
 }
 
+/** What a run does about passwords: hashes to set, by username, and accounts whose hash goes. */
+export interface PasswordChanges {
+  readonly set: Map<string, string>;
+  readonly remove: string[];
+}
+
 /**
- * The MarketBob password hashes to write: those that differ from the store's, except where the
- * store holds one of its own scrypt hashes (the seller logged in here and the bcrypt hash was
- * upgraded: writing MarketBob's again would end their sessions at every sync). Asked before the
- * import's transaction, one account at a time.
+ * MarketBob owns the passwords: when its `password` differs from the one last taken (the state's
+ * digest, from migration 0007's links), it is taken, even over a hash our workspace upgraded to
+ * scrypt at a login since; a password MarketBob took away (NULL), or one we cannot take, takes
+ * ours away. While it is the one last taken, ours stays as it is (an upgraded hash is not undone
+ * at every poll, which would end the seller's sessions).
+ *
+ * A user never linked (a store synced before migration 0007, or a new user): MarketBob's hash is
+ * written where it differs from ours, except over one of our own scrypt hashes, which it cannot
+ * be told from (asked of the store, one account at a time).
  */
-export async function changedPasswords(
+export async function passwordChanges(
   store: Store,
-  accounts: ReadonlyMap<number, AccountMapped>,
-): Promise<Map<string, string>> {
-  const changed = new Map<string, string>();
-  for (const { line, passwordHash } of accounts.values()) {
+  accounts: ReadonlyMap<number, MappedUser>,
+  state: SourceState,
+): Promise<PasswordChanges> {
+  const changes: PasswordChanges = { set: new Map(), remove: [] };
+  for (const [id, { line, passwordHash, passwordDigest }] of accounts) {
+    const taken = state.passwordDigests.get(id);
+    if (taken === passwordDigest) continue;
+    if (taken !== undefined) {
+      if (passwordHash !== undefined) changes.set.set(line.username, passwordHash);
+      else if (taken !== '') changes.remove.push(line.username);
+      continue;
+    }
     if (passwordHash === undefined) continue;
-    const stored = await store.passwordHash(line.username);
+    // Asked under the name the account has here now (it is renamed in the same run).
+    const stored = await store.passwordHash(state.usernames.get(id) ?? line.username);
     if (stored === passwordHash || stored?.startsWith('$scrypt$')) continue;
-    changed.set(line.username, passwordHash);
+    changes.set.set(line.username, passwordHash);
   }
-  return changed;
+  return changes;
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { API_KEY_PATTERN } from '../domain/api-key-format.js';
 import { PREVIEW_FIELDS_BY_TYPE } from '../domain/media.js';
 import { passwordHashProblem } from '../domain/password-hash-format.js';
@@ -119,9 +120,15 @@ export interface AccountLineOut {
 /** An account line and what goes beside it: the key and the password hash, never in a note. */
 export interface AccountMapped {
   readonly line: AccountLineOut;
-  /** MarketBob's plaintext key when it is one our import takes; undefined for none. */
+  /** MarketBob's plaintext key when it is one our import takes; undefined: the account has no key here. */
   readonly apiKey: string | undefined;
+  /** MarketBob's password hash when it is one our workspace takes. */
   readonly passwordHash: string | undefined;
+  /**
+   * SHA-256 (hex) of MarketBob's `password` as it is ('' for NULL), taken or not: what tells the
+   * bridge MarketBob's password changed (see `passwordChanges`).
+   */
+  readonly passwordDigest: string;
 }
 
 export interface ItemLineOut {
@@ -367,9 +374,11 @@ export function mapUser(row: UserRow, context: MappingContext): Mapped<AccountMa
   let key: string | undefined;
   if (apiKey !== undefined) {
     if (API_KEY_PATTERN.test(apiKey)) key = apiKey;
-    else notes.push('api_key is not 16 to 128 characters of A-Za-z0-9_-: not carried over');
+    else notes.push('api_key is not 16 to 128 characters of A-Za-z0-9_-: no key here');
   }
-  let passwordHash = row.password?.trim() || undefined;
+  const givenPassword = row.password?.trim() || undefined;
+  const passwordDigest = givenPassword === undefined ? '' : createHash('sha256').update(givenPassword).digest('hex');
+  let passwordHash = givenPassword;
   if (passwordHash !== undefined && passwordHashProblem(passwordHash) !== undefined) {
     notes.push('password is not a bcrypt hash of cost 12 at most: not carried over (no workspace login)');
     passwordHash = undefined;
@@ -401,6 +410,7 @@ export function mapUser(row: UserRow, context: MappingContext): Mapped<AccountMa
       },
       apiKey: key,
       passwordHash,
+      passwordDigest,
     },
   };
 }

@@ -7,11 +7,14 @@ import { createFollowerLock } from './follower-lock.js';
 import type { MarketbobConfig } from './marketbob-config.js';
 import { type MarketbobDb, openMarketbob } from './marketbob-connection.js';
 import { MarketbobFollower } from './marketbob-follower.js';
+import { judgeSourceHealth, type SourceHealth, STANDBY } from './source-health.js';
 
 /** The follower of this process (running, or standing by for the lock); `stop()` ends it. */
 export interface RunningFollower {
   /** Whether this process follows now (it holds the lock). */
   following(): boolean;
+  /** How far the store is behind MarketBob (`standby` while another instance follows). */
+  health(): SourceHealth;
   stop(): Promise<void>;
 }
 
@@ -104,6 +107,8 @@ export async function startMarketbobFollower(
   await loop();
   return {
     following: () => active !== undefined,
+    health: () =>
+      active === undefined ? STANDBY : judgeSourceHealth(active.follower.status(), marketbob.behindSeconds),
     async stop() {
       stopped = true;
       if (timer !== undefined) clearTimeout(timer);

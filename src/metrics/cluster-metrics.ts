@@ -13,11 +13,18 @@ type MetricsAnswer = { type: typeof ANSWER; id: number; text?: string; error?: s
 /**
  * In the primary of `WORKERS` > 1: sums every worker's registry (prom-client's AggregatorRegistry
  * asks each over the cluster channel), and answers workers that ask for the sum (for
- * `/admin/v1/metrics`, served by whichever worker took the request). Returns the sum's text.
+ * `/admin/v1/metrics`, served by whichever worker took the request). Returns the sum's text,
+ * followed by the primary's own series (`primary`: the MarketBob follower's gauges, which run
+ * there only), whose names no worker uses.
  */
-export function aggregateWorkerMetrics(): () => Promise<string> {
+export function aggregateWorkerMetrics(primary?: Registry): () => Promise<string> {
   const aggregator = new AggregatorRegistry();
-  const clusterMetrics = () => aggregator.clusterMetrics();
+  const clusterMetrics = async () => {
+    const sum = await aggregator.clusterMetrics();
+    if (primary === undefined) return sum;
+    const own = await primary.metrics();
+    return own === '' ? sum : `${sum.endsWith('\n') || sum === '' ? sum : `${sum}\n`}${own}`;
+  };
   cluster.on('message', (worker, message: MetricsRequest) => {
     if (message?.type !== REQUEST) return;
     clusterMetrics().then(

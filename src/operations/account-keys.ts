@@ -7,6 +7,21 @@ import type { Store } from '../store/store.js';
  * workspace's Settings page, so both rotate the same way.
  */
 
+/**
+ * The account comes from a MarketBob marketplace, which owns its key: this service does not make
+ * one for it (a key made here would work here and not in MarketBob, or be undone by the next
+ * sync). The seller regenerates it in MarketBob; the bridge takes it within seconds.
+ */
+export class KeyManagedByMarketbobError extends Error {
+  constructor(readonly username: string) {
+    super(
+      `the key of account ${JSON.stringify(username)} is MarketBob's: regenerate it in MarketBob, ` +
+        'and the bridge takes the new key (and ends this one) within seconds',
+    );
+    this.name = 'KeyManagedByMarketbobError';
+  }
+}
+
 /** The server secret in use is not the one the store's keys were sealed with. */
 export class WrongSecretError extends Error {
   constructor(
@@ -41,10 +56,18 @@ export async function checkSecretOpensStore(store: Store, material: KeyMaterial)
   }
 }
 
-/** The account's current key, decrypted for its owner; undefined when there is no such account. */
-export async function showKey(store: Store, material: KeyMaterial, username: string): Promise<string | undefined> {
+/**
+ * The account's current key, decrypted for its owner; null when it has none (a MarketBob user
+ * without one), undefined when there is no such account.
+ */
+export async function showKey(
+  store: Store,
+  material: KeyMaterial,
+  username: string,
+): Promise<string | null | undefined> {
   const account = await store.accountByUsername(username);
   if (!account) return undefined;
+  if (account.key_cipher === '') return null;
   try {
     return decryptApiKey(material, account.key_cipher);
   } catch {
@@ -59,7 +82,8 @@ export interface RotatedKey {
 }
 
 /**
- * Gives the account a new key; undefined when there is no such account. With `graceSeconds`
+ * Gives the account a new key; undefined when there is no such account; throws
+ * KeyManagedByMarketbobError for an account whose key is MarketBob's. With `graceSeconds`
  * (config `keyRotationGraceSeconds`) the replaced key keeps working that long after now, and it
  * alone: a key an earlier rotation retired stops at once. With 0 (the default: `keys rotate --now`,
  * the admin API's `now`, the workspace's "end the old key now") no earlier key works any more.
@@ -71,6 +95,7 @@ export async function rotateAccountKey(
   username: string,
   graceSeconds = 0,
 ): Promise<RotatedKey | undefined> {
+  if ((await store.marketbobUserId(username)) !== undefined) throw new KeyManagedByMarketbobError(username);
   const key = generateApiKey();
   const until = graceSeconds > 0 ? Date.now() + graceSeconds * 1000 : undefined;
   const replaced = await store.replaceAccountKey(

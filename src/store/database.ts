@@ -11,6 +11,7 @@ export interface Database {
   replaced_keys: ReplacedKeyRow;
   key_usage: KeyUsageRow;
   key_dates: KeyDateRow;
+  marketbob_users: MarketbobUserRow;
 }
 
 /** An account's password hash, kept apart from `accounts` (see migration 0002). */
@@ -58,4 +59,12 @@ export interface KeyDateRow {
 export interface KeyUsageRow {
   username: string;
   last_used_at: number;
+}
+
+/** The MarketBob user an account comes from (see migration 0007). */
+export interface MarketbobUserRow {
+  username: string;
+  user_id: number;
+  /** SHA-256 (hex) of the MarketBob password hash last taken; '' when MarketBob had none. */
+  password_digest: string;
 }

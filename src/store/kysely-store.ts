@@ -323,7 +323,21 @@ export class KyselyStore implements Store {
   }
 
   anyAccount(): Promise<AccountRow | undefined> {
-    return this.guard(() => this.db.selectFrom('accounts').selectAll().limit(1).executeTakeFirst());
+    // An account without a key (key_cipher '') has nothing to check the secret against.
+    return this.guard(() =>
+      this.db.selectFrom('accounts').selectAll().where('key_cipher', '<>', '').limit(1).executeTakeFirst(),
+    );
+  }
+
+  marketbobUserId(username: string): Promise<number | undefined> {
+    return this.guard(async () => {
+      const row = await this.db
+        .selectFrom('marketbob_users')
+        .select('user_id')
+        .where('username', '=', username)
+        .executeTakeFirst();
+      return row === undefined ? undefined : Number(row.user_id);
+    });
   }
 
   runImport<T>(work: (session: ImportSession) => Promise<T>): Promise<T> {

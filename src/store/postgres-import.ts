@@ -4,10 +4,12 @@ import { ITEMS } from '../records/item-table.js';
 import { PURCHASES } from '../records/purchase-table.js';
 import type { ColumnName, SqlType } from '../records/record-table.js';
 import type { ItemRecord, PurchaseRecord } from '../records/rows.js';
+import { renameStatements } from './account-rename.js';
 import {
   type AccountUpsert,
   ImportRowRejectedError,
   type ImportSession,
+  type MarketbobUserLink,
   type PasswordHashUpsert,
   type ReplacedKey,
   type UpsertCounts,
@@ -325,6 +327,54 @@ class PostgresImportSession implements ImportSession {
         'ON CONFLICT (username) DO UPDATE SET password_hash = EXCLUDED.password_hash',
       values: [rows.map((row) => row.username), rows.map((row) => row.passwordHash)],
     });
+  }
+
+  async removePasswordHashes(usernames: readonly string[]): Promise<void> {
+    if (usernames.length === 0) return;
+    await this.client.query({
+      name: 'import_remove_password_hashes',
+      text: 'DELETE FROM account_credentials WHERE username = ANY($1::text[])',
+      values: [usernames],
+    });
+  }
+
+  async marketbobUsers(): Promise<MarketbobUserLink[]> {
+    const { rows } = await this.client.query<{ username: string; user_id: string; password_digest: string }>(
+      'SELECT username, user_id, password_digest FROM marketbob_users',
+    );
+    return rows.map((row) => ({
+      username: row.username,
+      userId: Number(row.user_id),
+      passwordDigest: row.password_digest,
+    }));
+  }
+
+  async linkMarketbobUsers(rows: readonly MarketbobUserLink[]): Promise<void> {
+    if (rows.length === 0) return;
+    const usernames = rows.map((row) => row.username);
+    const userIds = rows.map((row) => row.userId);
+    await this.client.query({
+      name: 'import_unlink_marketbob_users',
+      text: 'DELETE FROM marketbob_users WHERE username = ANY($1::text[]) OR user_id = ANY($2::int8[])',
+      values: [usernames, userIds],
+    });
+    await this.client.query({
+      name: 'import_link_marketbob_users',
+      text:
+        'INSERT INTO marketbob_users (username, user_id, password_digest) ' +
+        'SELECT * FROM unnest($1::text[], $2::int8[], $3::text[])',
+      values: [usernames, userIds, rows.map((row) => row.passwordDigest)],
+    });
+  }
+
+  async renameAccount(from: string, to: string): Promise<boolean> {
+    const found = await this.accountKeys([from, to]);
+    if (!found.has(from) || found.has(to)) return false;
+    // PostgreSQL wants exactly the parameters a statement uses: every one uses $1, some $2.
+    for (const text of renameStatements('$1', '$2')) {
+      await this.client.query(text, text.includes('$2') ? [from, to] : [from]);
+    }
+    return true;
   }
 
   /**

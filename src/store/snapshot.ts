@@ -13,6 +13,8 @@ export interface StoreSnapshot {
   accounts(after: string | undefined, limit: number): Promise<AccountRow[]>;
   /** The password hashes of those of these accounts that have one. */
   passwordHashes(usernames: readonly string[]): Promise<Map<string, string>>;
+  /** The MarketBob user ids of those of these accounts that come from one (migration 0007). */
+  marketbobUserIds(usernames: readonly string[]): Promise<Map<string, number>>;
   items(after: number | undefined, limit: number): Promise<ItemRow[]>;
   purchases(after: string | undefined, limit: number): Promise<PurchaseRow[]>;
 }
@@ -36,6 +38,15 @@ function pagesOf(trx: Transaction<Database>): StoreSnapshot {
         .where('username', 'in', usernames)
         .execute();
       return new Map(rows.map((row) => [row.username, row.password_hash]));
+    },
+    marketbobUserIds: async (usernames) => {
+      if (usernames.length === 0) return new Map();
+      const rows = await trx
+        .selectFrom('marketbob_users')
+        .select(['username', 'user_id'])
+        .where('username', 'in', usernames)
+        .execute();
+      return new Map(rows.map((row) => [row.username, Number(row.user_id)]));
     },
     items: (after, limit) =>
       trx

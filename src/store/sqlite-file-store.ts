@@ -49,6 +49,7 @@ const DELEGATED = [
   'deleteSessionsIdleSince',
   'isEmpty',
   'anyAccount',
+  'marketbobUserId',
   'runImport',
 ] as const satisfies readonly Delegated[];
 

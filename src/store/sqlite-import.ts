@@ -3,10 +3,12 @@ import { ACCOUNT_KEY_COLUMNS, ACCOUNTS } from '../records/account-table.js';
 import { ITEMS } from '../records/item-table.js';
 import { PURCHASES } from '../records/purchase-table.js';
 import type { AccountRecord, ItemRecord, PurchaseRecord } from '../records/rows.js';
+import { renameStatements } from './account-rename.js';
 import {
   type AccountUpsert,
   ImportRowRejectedError,
   type ImportSession,
+  type MarketbobUserLink,
   type PasswordHashUpsert,
   type ReplacedKey,
   type UpsertCounts,
@@ -255,5 +257,39 @@ class SqliteImportSession implements ImportSession {
         'ON CONFLICT (username) DO UPDATE SET password_hash = excluded.password_hash',
     );
     for (const row of rows) upsert.run(row.username, row.passwordHash);
+  }
+
+  async removePasswordHashes(usernames: readonly string[]): Promise<void> {
+    const remove = this.db.prepare('DELETE FROM account_credentials WHERE username = ?');
+    for (const username of usernames) remove.run(username);
+  }
+
+  async marketbobUsers(): Promise<MarketbobUserLink[]> {
+    const rows = this.db
+      .prepare<[], { username: string; user_id: number; password_digest: string }>(
+        'SELECT username, user_id, password_digest FROM marketbob_users',
+      )
+      .all();
+    return rows.map((row) => ({
+      username: row.username,
+      userId: Number(row.user_id),
+      passwordDigest: row.password_digest,
+    }));
+  }
+
+  async linkMarketbobUsers(rows: readonly MarketbobUserLink[]): Promise<void> {
+    if (rows.length === 0) return;
+    const unlink = this.db.prepare('DELETE FROM marketbob_users WHERE username = ? OR user_id = ?');
+    const link = this.db.prepare('INSERT INTO marketbob_users (username, user_id, password_digest) VALUES (?, ?, ?)');
+    for (const row of rows) {
+      unlink.run(row.username, row.userId);
+      link.run(row.username, row.userId, row.passwordDigest);
+    }
+  }
+
+  async renameAccount(from: string, to: string): Promise<boolean> {
+    if (this.accountKey.get(from) === undefined || this.accountKey.get(to) !== undefined) return false;
+    for (const statement of renameStatements('@from', '@to')) this.db.prepare(statement).run({ from, to });
+    return true;
   }
 }

@@ -67,6 +67,28 @@ export interface ImportSession {
   keysReplaced(rows: readonly ReplacedKey[]): Promise<void>;
   /** Sets these accounts' password hashes (each account written earlier in the session or stored). */
   upsertPasswordHashes(rows: readonly PasswordHashUpsert[]): Promise<void>;
+  /** Takes these accounts' password hashes away: no workspace login until another is set. */
+  removePasswordHashes(usernames: readonly string[]): Promise<void>;
+  /** Every account that comes from a MarketBob user (see migration 0007). */
+  marketbobUsers(): Promise<MarketbobUserLink[]>;
+  /**
+   * Records which MarketBob user each of these accounts is (each written earlier in the session or
+   * stored). A link that held the same user id or the same username before is replaced.
+   */
+  linkMarketbobUsers(rows: readonly MarketbobUserLink[]): Promise<void>;
+  /**
+   * Renames an account, with everything that refers to it (its items, password, sessions, keys'
+   * history); false, changing nothing, when there is no account `from` or `to` is taken.
+   */
+  renameAccount(from: string, to: string): Promise<boolean>;
+}
+
+/** An account and the MarketBob user it comes from. */
+export interface MarketbobUserLink {
+  readonly username: string;
+  readonly userId: number;
+  /** SHA-256 (hex) of the MarketBob password hash last taken; '' when MarketBob had none. */
+  readonly passwordDigest: string;
 }
 
 /** An account whose key was used, and when (ms since the epoch). */
@@ -211,8 +233,16 @@ export interface Store {
   setAccountStatus(username: string, status: AccountStatus): Promise<boolean>;
   /** True when the store holds no account at all. */
   isEmpty(): Promise<boolean>;
-  /** Any one account (the start checks the server secret against its key); undefined when there is none. */
+  /**
+   * Any one account that has a key (the start checks the server secret against it); undefined when
+   * there is none.
+   */
   anyAccount(): Promise<AccountRow | undefined>;
+  /**
+   * The MarketBob user the account comes from (migration 0007), if it does: such an account's key
+   * is MarketBob's, and this service does not generate one for it.
+   */
+  marketbobUserId(username: string): Promise<number | undefined>;
   /**
    * Runs `work` in one transaction: committed when it resolves, rolled back when it throws
    * (the importer throws to discard an import with bad lines). Other queries of the store keep

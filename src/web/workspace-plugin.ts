@@ -9,7 +9,7 @@ import { decryptApiKey } from '../keys/api-keys.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import { clientIdOf } from '../limits/client-id.js';
 import type { Limits } from '../limits/limits.js';
-import { rotateAccountKey } from '../operations/account-keys.js';
+import { KeyManagedByMarketbobError, rotateAccountKey } from '../operations/account-keys.js';
 import { createPasswordChecker, PasswordChecksBusyError } from '../passwords/password-checker.js';
 import { hashPassword, type PasswordCheck } from '../passwords/password-hash.js';
 import type { AccountRow } from '../records/rows.js';
@@ -249,10 +249,11 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
     ) => {
       const key = currentKey(request, who.account);
       const until = options.rotated?.oldKeyWorksUntil;
-      const [createdAt, lastUsedAt] =
-        key === undefined
-          ? [undefined, undefined]
-          : await Promise.all([store.keyCreatedAt(who.account.username), store.keyLastUsedAt(who.account.username)]);
+      const [createdAt, lastUsedAt, marketbobUser] = await Promise.all([
+        key === undefined ? undefined : store.keyCreatedAt(who.account.username),
+        key === undefined ? undefined : store.keyLastUsedAt(who.account.username),
+        store.marketbobUserId(who.account.username),
+      ]);
       // The validation address as this browser reaches the variant (its host and base).
       const url = `${request.protocol}://${request.host}${prefix}/api/purchases/validation`;
       const shownKey = key === undefined ? 'YOUR_API_KEY' : options.reveal ? key : masked(key);
@@ -270,6 +271,8 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
         lastUsedAt: lastUsedAt === undefined ? undefined : dateText(t, new Date(lastUsedAt)),
         example: validationExample(t, url, shownKey),
         rotated: options.rotated !== undefined,
+        // MarketBob owns the key: the seller replaces it there (docs/marketbob.md).
+        keyFromMarketplace: marketbobUser !== undefined,
         oldKeyWorksUntil: until && dateText(t, until),
       });
     };
@@ -428,6 +431,8 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
     );
 
     workspacePage('GET', `${settingsUrl}/generate`, async (request, reply, t, who) => {
+      // Not offered for a key the marketplace owns: the settings page says where to replace it.
+      if ((await store.marketbobUserId(who.account.username)) !== undefined) return reply.redirect(settingsUrl, 303);
       const grace = config.keyRotationGraceSeconds;
       return renderPage(reply, 200, 'confirm', {
         ...context(request, reply, t, who),
@@ -442,7 +447,11 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
       // "End the old key now": a rotation without grace stops the old key (and any retired one) at once.
       const endNow = field(request.body, 'end_old_key') === '1';
       const grace = endNow ? 0 : config.keyRotationGraceSeconds;
-      const rotated = await rotateAccountKey(store, keys, who.account.username, grace);
+      const rotated = await rotateAccountKey(store, keys, who.account.username, grace).catch((error: unknown) => {
+        if (error instanceof KeyManagedByMarketbobError) return 'managed' as const;
+        throw error;
+      });
+      if (rotated === 'managed') return reply.redirect(settingsUrl, 303);
       if (!rotated) return signedIn(request, reply);
       return toSettings(reply, who, {
         rotated: { oldKeyWorksUntil: rotated.oldKeyWorksUntil?.getTime() ?? null },

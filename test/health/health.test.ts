@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
+import { setSourceProbe } from '../../src/health/source-probe.js';
 import { createLogger } from '../../src/logging.js';
+import type { SourceHealth } from '../../src/marketbob/source-health.js';
 import { type Store, StoreUnavailableError } from '../../src/store/store.js';
 import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
 
@@ -84,5 +86,33 @@ describe.each(TEST_STORES)('health on %s', (kind) => {
     } finally {
       await app.close();
     }
+  });
+
+  it('with a MarketBob source, /readyz says how far behind it the store is, and stays 200 while it is behind', async () => {
+    const readyz = async () => json(await t.app.inject({ method: 'GET', url: '/readyz' }));
+    let health: SourceHealth = { state: 'following', lagSeconds: 1.75 };
+    // What main.ts sets when the bridge is on (the follower in this process, or a question to the primary).
+    setSourceProbe(async () => health);
+    try {
+      expect(await readyz()).toEqual({
+        status: 200,
+        type: 'application/json; charset=utf-8',
+        cache: 'no-store',
+        code: undefined,
+        body: { status: 'ready', marketbob: { state: 'following', lag_seconds: 1 } },
+      });
+      health = { state: 'behind', lagSeconds: 42.9, reason: 'source_unreachable' };
+      expect((await t.app.inject({ method: 'GET', url: '/readyz' })).body).toBe(
+        '{"status":"ready","marketbob":{"state":"behind","lag_seconds":42,"reason":"source_unreachable"}}',
+      );
+      health = { state: 'standby', lagSeconds: null };
+      expect((await readyz()).body).toEqual({ status: 'ready', marketbob: { state: 'standby', lag_seconds: null } });
+      // A probe that fails says nothing it does not know.
+      setSourceProbe(() => Promise.reject(new Error('no answer')));
+      expect((await readyz()).body).toEqual({ status: 'ready', marketbob: { state: 'unknown', lag_seconds: null } });
+    } finally {
+      setSourceProbe(undefined);
+    }
+    expect((await readyz()).body).toEqual({ status: 'ready' });
   });
 });

@@ -36,6 +36,7 @@ describe('config: the marketbob section', () => {
       mediaBaseUrl: 'https://market.example.com',
       timezone: 'UTC',
       reconcileMinutes: 10,
+      behindSeconds: 30,
     });
   });
 
@@ -46,6 +47,7 @@ describe('config: the marketbob section', () => {
       mediaBaseUrl: 'https://cdn.example.com/storage',
       timezone: 'America/Sao_Paulo',
       reconcileMinutes: 30,
+      behindSeconds: 12,
     });
     expect(loadConfig(env).marketbob).toEqual({
       url: 'mysql://reader@db:3306/mb',
@@ -53,6 +55,7 @@ describe('config: the marketbob section', () => {
       mediaBaseUrl: 'https://cdn.example.com/storage',
       timezone: 'America/Sao_Paulo',
       reconcileMinutes: 30,
+      behindSeconds: 12,
     });
     expect(loadConfig({ ...env, MARKETBOB_DATABASE_URL: 'mysql://other@db2:3306/mb' }).marketbob?.url).toBe(
       'mysql://other@db2:3306/mb',
@@ -64,7 +67,7 @@ describe('config: the marketbob section', () => {
       ...withFile({ timezone: 'Mars/Olympus', pollSeconds: 0, extra: 1 }),
     });
     expect(problems).toEqual([
-      'marketbob.extra: Unexpected property (known here: url, pollSeconds, mediaBaseUrl, timezone, reconcileMinutes)',
+      'marketbob.extra: Unexpected property (known here: url, pollSeconds, mediaBaseUrl, timezone, reconcileMinutes, behindSeconds)',
       'marketbob.pollSeconds: Expected number to be greater than 0',
     ]);
     const bad = problemsOf({
@@ -76,6 +79,16 @@ describe('config: the marketbob section', () => {
       'marketbob.timezone: "Mars/Olympus" is not a known time zone',
       'marketbob.mediaBaseUrl: must be an http(s) URL',
     ]);
+    expect(
+      problemsOf(
+        withFile({
+          url: 'mysql://r@h:3306/db',
+          mediaBaseUrl: 'https://m.example.com',
+          pollSeconds: 5,
+          behindSeconds: 5,
+        }),
+      ),
+    ).toEqual(['marketbob.behindSeconds: must be more than pollSeconds (5)']);
     expect(problemsOf({ MARKETBOB_DATABASE_URL: 'mysql://r@h:3306/db' })).toEqual([
       "marketbob.mediaBaseUrl (or MARKETBOB_MEDIA_BASE_URL): required, MarketBob's APP_URL or its storage provider's public URL",
     ]);

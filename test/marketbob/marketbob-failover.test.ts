@@ -76,6 +76,9 @@ describe.skipIf(!TEST_MARIADB_URL || !TEST_POSTGRES_URL)('marketbob follower fai
     expect(first.following()).toBe(true);
     expect(second.following()).toBe(false);
     expect(logs[1]?.join('')).toContain('marketbob: another instance follows this store; standing by');
+    // /readyz on each: the follower knows its lag, the other cannot.
+    expect(first.health()).toEqual({ state: 'following', lagSeconds: expect.any(Number) });
+    expect(second.health()).toEqual({ state: 'standby', lagSeconds: null });
 
     const before = await insertPurchase(database, { id: item, authorId: seller }, seller, {
       purchase: { created_at: marketbobNow(), updated_at: marketbobNow() },
@@ -85,6 +88,7 @@ describe.skipIf(!TEST_MARIADB_URL || !TEST_POSTGRES_URL)('marketbob follower fai
     await first.stop();
     await eventually(async () => expect(second.following()).toBe(true), 5_000);
     expect(logs[1]?.join('')).toContain('marketbob: taking over the following');
+    await eventually(async () => expect(second.health().state).toBe('following'), 5_000);
     const after = await insertPurchase(database, { id: item, authorId: seller }, seller, {
       purchase: { created_at: marketbobNow(), updated_at: marketbobNow() },
     });

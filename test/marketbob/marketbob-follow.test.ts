@@ -1,9 +1,12 @@
 import { Writable } from 'node:stream';
+import bcrypt from 'bcryptjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logging.js';
 import { openMarketbob } from '../../src/marketbob/marketbob-connection.js';
 import { MarketbobFollower } from '../../src/marketbob/marketbob-follower.js';
+import { KeyManagedByMarketbobError, rotateAccountKey, showKey } from '../../src/operations/account-keys.js';
+import { checkPasswordSync, hashPassword } from '../../src/passwords/password-hash.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
@@ -55,6 +58,7 @@ describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('marketbob follower (%s)', 
         mediaBaseUrl: 'https://market.example.com',
         timezone: 'UTC',
         reconcileMinutes: 10,
+        behindSeconds: 30,
       },
       logger: createLogger('silent'),
       // Small pages, so that the tests cross page ends.
@@ -178,6 +182,77 @@ describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('marketbob follower (%s)', 
       for (const sale of sales) expect((await validate(sale.code)).statusCode).toBe(200);
     });
   });
+
+  it('an api_key set to NULL or emptied in MarketBob: our key answers 401, with no grace', async () => {
+    expect((await details(sellerKey)).statusCode).toBe(200);
+    await database.update('users', seller, { api_key: null, updated_at: marketbobNow() });
+    await eventually(async () => {
+      const old = await details(sellerKey);
+      expect(old.statusCode).toBe(401);
+      expect(old.body).toBe('{"status":"error","msg":"Invalid request"}');
+    });
+    expect((await test.store.accountByUsername('seller'))?.key_cipher).toBe('');
+    expect(await showKey(test.store, test.keys, 'seller')).toBeNull();
+
+    const given = newApiKey();
+    await database.update('users', seller, { api_key: given, updated_at: marketbobNow() });
+    await eventually(async () => expect((await details(given)).statusCode).toBe(200));
+    await database.update('users', seller, { api_key: '', updated_at: marketbobNow() });
+    await eventually(async () => expect((await details(given)).statusCode).toBe(401));
+
+    sellerKey = newApiKey();
+    await database.update('users', seller, { api_key: sellerKey, updated_at: marketbobNow() });
+    await eventually(async () => expect((await details(sellerKey)).statusCode).toBe(200));
+  });
+
+  it('a new MarketBob user without an api_key has no working key here', async () => {
+    const id = await database.insert('users', userRow({ username: 'keyless', api_key: null }));
+    await eventually(async () => expect(await test.store.marketbobUserId('keyless')).toBe(id));
+    expect((await test.store.accountByUsername('keyless'))?.key_cipher).toBe('');
+    expect(await showKey(test.store, test.keys, 'keyless')).toBeNull();
+  });
+
+  it('a password changed in MarketBob reaches us, even after our workspace upgraded the hash', async () => {
+    // What the workspace does at a login: the bcrypt hash from MarketBob becomes one of ours.
+    const upgraded = await hashPassword('secret-password');
+    expect(await test.store.setPasswordHash('seller', upgraded)).toBe(true);
+    // A save in MarketBob that leaves the password as it was: ours stays.
+    await database.update('users', seller, { profile_heading: 'Renewed heading', updated_at: marketbobNow() });
+    await eventually(async () => {
+      const answer = (await details(sellerKey)).json() as { data: { profile: { heading: string } } };
+      expect(answer.data.profile.heading).toBe('Renewed heading');
+    });
+    expect(await test.store.passwordHash('seller')).toBe(upgraded);
+
+    const changed = bcrypt.hashSync('another-password', 4).replace(/^\$2[ab]\$/, '$2y$');
+    await database.update('users', seller, { password: changed, updated_at: marketbobNow() });
+    await eventually(async () => expect(await test.store.passwordHash('seller')).toBe(changed));
+    expect(checkPasswordSync('another-password', changed).matches).toBe(true);
+    // MarketBob took the password away (a social login only): no workspace login here either.
+    await database.update('users', seller, { password: null, updated_at: marketbobNow() });
+    await eventually(async () => expect(await test.store.passwordHash('seller')).toBeUndefined());
+  });
+
+  it('a username renamed in MarketBob renames the account: the same key, its items and sales', async () => {
+    await database.update('users', seller, { username: 'seller-renamed', updated_at: marketbobNow() });
+    await eventually(async () => {
+      const answer = await details(sellerKey);
+      expect(answer.statusCode).toBe(200);
+      expect((answer.json() as { data: { username: string } }).data.username).toBe('seller-renamed');
+    });
+    expect(await test.store.accountByUsername('seller')).toBeUndefined();
+    expect((await test.store.item(item))?.account).toBe('seller-renamed');
+    expect(await test.store.marketbobUserId('seller-renamed')).toBe(seller);
+    const sale = await insertPurchase(database, { id: item, authorId: seller }, buyer, {
+      purchase: { created_at: marketbobNow(), updated_at: marketbobNow() },
+    });
+    await eventually(async () => expect((await validate(sale.code)).statusCode).toBe(200));
+  });
+
+  it('a key generated here for a MarketBob seller is refused: MarketBob owns it', async () => {
+    await expect(rotateAccountKey(test.store, test.keys, 'seller-renamed')).rejects.toThrow(KeyManagedByMarketbobError);
+    expect((await details(sellerKey)).statusCode).toBe(200);
+  });
 });
 
 describe.skipIf(!TEST_MARIADB_URL)('marketbob follower: the source going away and coming back', () => {
@@ -220,6 +295,7 @@ describe.skipIf(!TEST_MARIADB_URL)('marketbob follower: the source going away an
         mediaBaseUrl: 'https://m.example.com',
         timezone: 'UTC',
         reconcileMinutes: 10,
+        behindSeconds: 30,
       },
       logger: createLogger('info', sink),
     });
@@ -279,6 +355,8 @@ describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('marketbob follower: rows d
   const sellerKey = newApiKey();
   const leaverKey = newApiKey();
   let leaver: number;
+  let keylessLeaver: number;
+  let renamed: number;
   let kept: { id: number; code: string };
   let deleted: { id: number; code: string };
   let item: number;
@@ -290,6 +368,8 @@ describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('marketbob follower: rows d
     const category = await database.insert('categories', { name: 'Scripts' });
     const seller = await database.insert('users', userRow({ username: 'seller', api_key: sellerKey }));
     leaver = await database.insert('users', userRow({ username: 'leaver', api_key: leaverKey }));
+    keylessLeaver = await database.insert('users', userRow({ username: 'keyless-leaver', api_key: null }));
+    renamed = await database.insert('users', userRow({ username: 'to-be-renamed' }));
     item = await database.insert('items', itemRow(seller, category));
     goneItem = await database.insert('items', itemRow(seller, category));
     kept = await insertPurchase(database, { id: item, authorId: seller }, seller);
@@ -309,6 +389,7 @@ describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('marketbob follower: rows d
         timezone: 'UTC',
         // Every 1.2 s, so that the test sees it within the follow bound.
         reconcileMinutes: 0.02,
+        behindSeconds: 30,
       },
       logger: createLogger('silent'),
       storeLocation: location,
@@ -348,6 +429,20 @@ describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('marketbob follower: rows d
     // What is still there is still served.
     expect((await validate(kept.code)).statusCode).toBe(200);
     expect((await get(`/api/items/item?item_id=${item}`)).statusCode).toBe(200);
+  });
+
+  it('an account without a key is suspended when its user is deleted; a renamed one is looked up by id', async () => {
+    // Renamed by hand, its updated_at kept: the polls do not see it, and its old name is gone there.
+    await database.query("UPDATE users SET username = 'renamed-there', updated_at = updated_at WHERE id = ?", [
+      renamed,
+    ]);
+    await database.query('DELETE FROM users WHERE id = ?', [keylessLeaver]);
+    await eventually(async () =>
+      expect((await test.store.accountByUsername('keyless-leaver'))?.status).toBe('suspended'),
+    );
+    expect((await test.store.accountByUsername('keyless-leaver'))?.key_cipher).toBe('');
+    // The same pass looked the renamed user up by its MarketBob id: still there, still active.
+    expect((await test.store.accountByUsername('to-be-renamed'))?.status).toBe('active');
   });
 
   it('a status changed by hand, without updated_at (unseen by the polls), is set by the reconciliation', async () => {

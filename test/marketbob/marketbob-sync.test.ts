@@ -1,8 +1,10 @@
+import bcrypt from 'bcryptjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestApiKey } from '../../src/keys/api-keys.js';
 import type { MarketbobConfig } from '../../src/marketbob/marketbob-config.js';
 import { type MarketbobDb, openMarketbob } from '../../src/marketbob/marketbob-connection.js';
 import { type SyncResult, syncMarketbob } from '../../src/marketbob/marketbob-sync.js';
+import { hashPassword } from '../../src/passwords/password-hash.js';
 import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
 import {
   createMarketbobDatabase,
@@ -100,6 +102,7 @@ describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('marketbob sync (%s)', (kin
     mediaBaseUrl: MEDIA,
     timezone: 'America/Sao_Paulo',
     reconcileMinutes: 10,
+    behindSeconds: 30,
   });
 
   beforeAll(async () => {
@@ -135,7 +138,7 @@ describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('marketbob sync (%s)', (kin
       { table: 'purchases', id: purchases.ofSkippedItem.id, message: `its item ${ids.noThumb} is missing or skipped` },
     ]);
     expect(first.notes).toEqual([
-      { table: 'users', id: ids.twinKey, message: `its api_key is also user ${ids.seller}'s: not carried over` },
+      { table: 'users', id: ids.twinKey, message: `its api_key is also user ${ids.seller}'s: no key here` },
       { table: 'items', id: ids.validity, message: 'version "2.1" served as 2.1.0' },
     ]);
   });
@@ -159,6 +162,10 @@ describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('marketbob sync (%s)', (kin
     expect(await test.store.passwordHash('seller')).toBe(LARAVEL_HASH);
     expect(await test.store.passwordHash('buyer')).toBeUndefined();
     expect((await test.store.accountByUsername('banned'))?.status).toBe('suspended');
+    // MarketBob owns the keys: a user without one (or whose key a lower id holds) has none here.
+    expect((await test.store.accountByUsername('buyer'))?.key_cipher).toBe('');
+    expect((await test.store.accountByUsername('twin'))?.key_cipher).toBe('');
+    expect(await test.store.marketbobUserId('seller')).toBe(marketplace.ids.seller);
   });
 
   it('answers the account details as the contract says, dates from APP_TIMEZONE to UTC', async () => {
@@ -340,6 +347,7 @@ describe.skipIf(!TEST_MARIADB_URL)('marketbob sync: duplicate keys in a copy tha
       mediaBaseUrl: MEDIA,
       timezone: 'UTC',
       reconcileMinutes: 10,
+      behindSeconds: 30,
     });
     expect(result).toMatchObject({
       ok: true,
@@ -384,6 +392,7 @@ describe.skipIf(!TEST_MARIADB_URL)('marketbob sync: a database that never ran th
       mediaBaseUrl: MEDIA,
       timezone: 'UTC',
       reconcileMinutes: 10,
+      behindSeconds: 30,
     });
     expect(result).toMatchObject({ ok: true, skipped: [], notes: [] });
     const answer = await test.app.inject({
@@ -399,3 +408,81 @@ describe.skipIf(!TEST_MARIADB_URL)('marketbob sync: a database that never ran th
     });
   });
 });
+
+describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)(
+  'marketbob sync after a restart: what changed meanwhile (%s)',
+  (kind) => {
+    let database: MarketbobTestDatabase;
+    let db: MarketbobDb;
+    let test: TestApp;
+    const sync = () =>
+      syncMarketbob(db, test.store, test.keys, {
+        url: database.url,
+        pollSeconds: 2,
+        mediaBaseUrl: MEDIA,
+        timezone: 'UTC',
+        reconcileMinutes: 10,
+        behindSeconds: 30,
+      });
+    const details = (key: string) =>
+      test.app.inject({ method: 'GET', url: '/api/account/details', headers: { 'x-api-key': key } });
+
+    beforeAll(async () => {
+      database = await createMarketbobDatabase();
+      db = openMarketbob(database.url);
+      test = await createTestApp(kind);
+    });
+    afterAll(async () => {
+      await db?.destroy();
+      await test?.close();
+      await database?.drop();
+    });
+
+    it('a rename, a key taken away, a changed password and a user without a key, each taken by the next sync', async () => {
+      await insertSettings(database, false);
+      const category = await database.insert('categories', { name: 'Scripts' });
+      const sellerKey = newApiKey();
+      const otherKey = newApiKey();
+      const seller = await database.insert('users', userRow({ username: 'seller', api_key: sellerKey }));
+      const other = await database.insert('users', userRow({ username: 'other', api_key: otherKey }));
+      const item = await database.insert('items', itemRow(seller, category));
+      expect(await sync()).toMatchObject({ ok: true, passwordsSet: 2 });
+      expect(await test.store.marketbobUserId('seller')).toBe(seller);
+      // The seller logged in to our workspace: the hash became one of ours.
+      const upgraded = await hashPassword('secret-password');
+      await test.store.setPasswordHash('seller', upgraded);
+      expect(await sync()).toMatchObject({ ok: true, passwordsSet: 0 });
+      expect(await test.store.passwordHash('seller')).toBe(upgraded);
+
+      // Meanwhile, in MarketBob (the server down):
+      const changed = bcrypt.hashSync('another-password', 4).replace(/^\$2[ab]\$/, '$2y$');
+      await database.update('users', seller, { username: 'seller-renamed', password: changed });
+      await database.update('users', other, { api_key: null });
+      const keyless = await database.insert('users', userRow({ username: 'keyless', api_key: null }));
+      const result = await sync();
+      expect(result).toMatchObject({
+        ok: true,
+        counts: { account: { inserted: 1, updated: 1, unchanged: 1 } },
+        passwordsSet: 2,
+        skipped: [],
+      });
+
+      const renamed = await details(sellerKey);
+      expect(renamed.statusCode).toBe(200);
+      expect((renamed.json() as { data: { username: string } }).data.username).toBe('seller-renamed');
+      expect(await test.store.accountByUsername('seller')).toBeUndefined();
+      expect((await test.store.item(item))?.account).toBe('seller-renamed');
+      expect(await test.store.passwordHash('seller-renamed')).toBe(changed);
+      expect((await details(otherKey)).statusCode).toBe(401);
+      expect((await test.store.accountByUsername('other'))?.key_cipher).toBe('');
+      expect((await test.store.accountByUsername('keyless'))?.key_cipher).toBe('');
+      expect(await test.store.marketbobUserId('keyless')).toBe(keyless);
+
+      expect(await sync()).toMatchObject({
+        ok: true,
+        counts: { account: { inserted: 0, updated: 0, unchanged: 3 } },
+        passwordsSet: 0,
+      });
+    });
+  },
+);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { readSettings, settingValue } from '../../src/marketbob/marketbob-settings.js';
 import {
@@ -164,6 +165,10 @@ describe('MarketBob row mapping', () => {
         },
         apiKey: 'a'.repeat(64),
         passwordHash: '$2y$10$AngX2swGdlWzm9T2jHwUWOQ8xgl1MhFT5rbMBRgYgBixxvRVldLBS',
+        // SHA-256 of MarketBob's password column: how the bridge tells a password changed there.
+        passwordDigest: createHash('sha256')
+          .update('$2y$10$AngX2swGdlWzm9T2jHwUWOQ8xgl1MhFT5rbMBRgYgBixxvRVldLBS')
+          .digest('hex'),
       },
     });
     expect(mapUser(user({ status: 0 }), context())).toMatchObject({
@@ -192,12 +197,17 @@ describe('MarketBob row mapping', () => {
       line: { line: { registered_at: '1970-01-01T00:00:00.000Z' } },
       notes: ['created_at is NULL or not a date: served as the epoch', expect.any(String)],
     });
+    // No password (social login): no workspace login, and '' as the digest of what MarketBob had.
+    expect(mapUser(user({ password: null, api_key: null }), context())).toMatchObject({
+      ok: true,
+      line: { apiKey: undefined, passwordHash: undefined, passwordDigest: '' },
+    });
     const dropped = mapUser(user({ api_key: 'short', password: `$2y$13$${'a'.repeat(53)}` }), context());
     expect(dropped).toMatchObject({
       ok: true,
-      line: { apiKey: undefined, passwordHash: undefined },
+      line: { apiKey: undefined, passwordHash: undefined, passwordDigest: expect.stringMatching(/^[0-9a-f]{64}$/) },
       notes: [
-        'api_key is not 16 to 128 characters of A-Za-z0-9_-: not carried over',
+        'api_key is not 16 to 128 characters of A-Za-z0-9_-: no key here',
         'password is not a bcrypt hash of cost 12 at most: not carried over (no workspace login)',
         'profile_social_links.github is not an http(s) link: left out',
       ],

@@ -5,6 +5,7 @@ import { sessionBindings } from './0003-session-bindings.js';
 import { replacedKeys } from './0004-replaced-keys.js';
 import { keyDates } from './0005-key-dates.js';
 import { keyUsage } from './0006-key-usage.js';
+import { marketbobUsers } from './0007-marketbob-users.js';
 
 /** Every migration in order; names are never changed once released. */
 export function migrationProvider(): MigrationProvider {
@@ -15,6 +16,7 @@ export function migrationProvider(): MigrationProvider {
     '0004-replaced-keys': replacedKeys,
     '0005-key-dates': keyDates,
     '0006-key-usage': keyUsage,
+    '0007-marketbob-users': marketbobUsers,
   };
   return { getMigrations: async () => migrations };
 }

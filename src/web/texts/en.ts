@@ -59,6 +59,10 @@ export const en: WorkspaceTexts = {
       'If the key may have leaked, replace it. Programs that use the current key must be given the new one. You are asked to confirm first.',
     generate: 'Generate new key',
     noKey: 'This account has no API key yet.',
+    keyFromMarketplace:
+      'Your API key is managed by the marketplace you sell on. To replace it, generate a new key in your account settings there: the new key works here within seconds, and the old one stops.',
+    noKeyFromMarketplace:
+      'This account has no API key yet. Generate one in your account settings on the marketplace you sell on: it works here within seconds.',
     newKeyShownOnce: 'Your new key is shown here in full once. Copy it now and keep it safe.',
     oldKeyStopped: 'Your previous key no longer works.',
     oldKeyWorksUntil: 'Your previous key keeps working until',

@@ -59,6 +59,10 @@ export const pt: WorkspaceTexts = {
       'Se a chave pode ter vazado, substitua-a. Os programas que usam a chave atual precisarão da nova. Você confirmará antes.',
     generate: 'Gerar nova chave',
     noKey: 'Esta conta ainda não tem chave de API.',
+    keyFromMarketplace:
+      'Sua chave de API é gerenciada pelo marketplace onde você vende. Para substituí-la, gere uma nova chave nas configurações da sua conta lá: a nova chave passa a funcionar aqui em segundos, e a anterior deixa de funcionar.',
+    noKeyFromMarketplace:
+      'Esta conta ainda não tem chave de API. Gere uma nas configurações da sua conta no marketplace onde você vende: ela passa a funcionar aqui em segundos.',
     newKeyShownOnce: 'Sua nova chave aparece aqui por inteiro uma única vez. Copie-a agora e guarde-a em segurança.',
     oldKeyStopped: 'Sua chave anterior não funciona mais.',
     oldKeyWorksUntil: 'Sua chave anterior continua funcionando até',

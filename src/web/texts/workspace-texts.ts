@@ -63,6 +63,10 @@ export interface WorkspaceTexts {
     readonly newKeyText: string;
     readonly generate: string;
     readonly noKey: string;
+    /** In place of "Generate new key" for an account whose key the marketplace (MarketBob) owns. */
+    readonly keyFromMarketplace: string;
+    /** Such an account without a key. */
+    readonly noKeyFromMarketplace: string;
     readonly newKeyShownOnce: string;
     readonly oldKeyStopped: string;
     readonly oldKeyWorksUntil: string;

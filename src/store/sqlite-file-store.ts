@@ -2,6 +2,9 @@ import { type Stats, statSync } from 'node:fs';
 import type { AccountRow, AccountStatus, ItemRow, ListedItem, PurchaseRow, PurchaseStatus } from '../domain/records.js';
 import type { SessionRow } from './database.js';
 import {
+  type ActivityDay,
+  type ActivityMerge,
+  type ActivitySummary,
   type ImportSession,
   type KeyUse,
   type RetiredKeyAccount,
@@ -90,6 +93,22 @@ export class SqliteFileStore implements Store {
 
   async keyLastUsedAt(username: string): Promise<number | undefined> {
     return this.live().keyLastUsedAt(username);
+  }
+
+  async recordActivity(days: readonly ActivityDay[], merge: ActivityMerge): Promise<void> {
+    return this.live().recordActivity(days, merge);
+  }
+
+  async activityDays(account: string, codeKeys: readonly string[], sinceDay: string): Promise<ActivityDay[]> {
+    return this.live().activityDays(account, codeKeys, sinceDay);
+  }
+
+  async activitySummaries(account: string, sinceDay: string): Promise<ActivitySummary[]> {
+    return this.live().activitySummaries(account, sinceDay);
+  }
+
+  async dropActivityBefore(day: string): Promise<number> {
+    return this.live().dropActivityBefore(day);
   }
 
   async setPurchaseStatus(codeKey: string, status: PurchaseStatus): Promise<PurchaseRow | undefined> {

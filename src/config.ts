@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { type Static, Type } from '@sinclair/typebox';
 import { Value, type ValueError, ValueErrorType } from '@sinclair/typebox/value';
+import { ACTIVITY_DEFAULTS, type ActivityConfig, ActivitySchema } from './activity/activity-config.js';
 import { parseRate, type Rate } from './domain/money.js';
 import { trustedProxyProblem } from './limits/client-id.js';
 import { buildMarketbobConfig, type MarketbobConfig, MarketbobSchema } from './marketbob/marketbob-config.js';
@@ -115,6 +116,7 @@ export const ConfigFileSchema = Type.Object(
       }),
     ),
     workspace: Type.Optional(WorkspaceSchema),
+    activity: Type.Optional(ActivitySchema),
     marketbob: Type.Optional(MarketbobSchema),
   },
   { additionalProperties: false },
@@ -151,6 +153,7 @@ export const defaultConfigFile = {
     sessionMaxHours: 12,
     loginAttempts: { perAccount: 5, perClient: 20, windowSeconds: 900 },
   },
+  activity: ACTIVITY_DEFAULTS,
 } as const satisfies ConfigFile;
 
 /** The server's timeouts (in ms) and connection limits, every one set. */
@@ -200,6 +203,8 @@ export interface Config {
   /** Seconds a replaced API key keeps working after a rotation (0: none). */
   readonly keyRotationGraceSeconds: number;
   readonly workspace: Readonly<WorkspaceSettings>;
+  /** Counting how each purchase code is used (src/activity). */
+  readonly activity: ActivityConfig;
   readonly server: ServerLimits;
   readonly store: StoreLocation;
   /** True when the store is the default one, which may be filled with demo data. */
@@ -510,6 +515,7 @@ export function loadConfig(env: Env = process.env): Config {
     redis,
     keyRotationGraceSeconds: file.keyRotationGraceSeconds ?? defaultConfigFile.keyRotationGraceSeconds,
     workspace: Object.freeze({ ...defaultConfigFile.workspace, ...file.workspace }),
+    activity: Object.freeze({ ...defaultConfigFile.activity, ...file.activity }),
     server,
     store,
     storeIsDefault: !env.DATABASE_URL?.trim(),

@@ -1,5 +1,6 @@
 import formbody from '@fastify/formbody';
 import type { FastifyInstance } from 'fastify';
+import { createPurchaseActivity } from '../activity/purchase-activity.js';
 import type { Config } from '../config.js';
 import { digestApiKey } from '../keys/api-keys.js';
 import { createKeyUsage } from '../keys/key-usage.js';
@@ -50,7 +51,11 @@ export default async function apiRoutes(
     app.log.warn({ err: unavailableReason(error) }, 'could not record when API keys were last used'),
   );
   app.addHook('onClose', () => keyUsage.close());
-  const context: EndpointContext = { cache, limits: apiLimits, metrics, keyUsage };
+  const activity = createPurchaseActivity(store, config.activity, keys, (error) =>
+    app.log.warn({ err: unavailableReason(error) }, 'could not write purchase-code activity; kept for the next try'),
+  );
+  app.addHook('onClose', () => activity.close());
+  const context: EndpointContext = { cache, limits: apiLimits, metrics, keyUsage, activity };
   const answer = createApiAnswerer(context);
 
   const register = (scope: FastifyInstance, prefix: string, endpoint: Endpoint) =>

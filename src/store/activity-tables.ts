@@ -107,10 +107,14 @@ export class ActivityTables {
         .where('code_key', 'in', codeKeys.slice(start, start + BATCH))
         .where('day', '>=', sinceDay)
         .orderBy('day', 'desc')
+        .orderBy('code_key')
         .execute();
       found.push(...rows.map(toDay));
     }
-    return codeKeys.length > BATCH ? found.sort((a, b) => (a.day < b.day ? 1 : a.day > b.day ? -1 : 0)) : found;
+    if (codeKeys.length <= BATCH) return found;
+    return found.sort((a, b) =>
+      a.day !== b.day ? (a.day < b.day ? 1 : -1) : a.codeKey < b.codeKey ? -1 : a.codeKey > b.codeKey ? 1 : 0,
+    );
   }
 
   async summaries(account: string, sinceDay: string): Promise<ActivitySummary[]> {

@@ -4,6 +4,12 @@ import { NetworkSketch } from './network-sketch.js';
 
 /** How often old days are looked for: the drop is cheap (an indexed delete), and days end daily. */
 const EXPIRE_EVERY_MS = 3_600_000;
+/**
+ * How stale the time a validation is counted at may be. Reading the clock costs 0.2–0.4 µs on
+ * these machines (a virtual clock source), a share of a validation worth saving; first and last
+ * seen are shown to the minute.
+ */
+const CLOCK_TICK_MS = 100;
 
 /**
  * How each seller's purchase codes are validated (issue 24), gathered in memory on the hot path
@@ -51,6 +57,11 @@ export function createActivityCounter(
 ): ActivityCounter {
   const { networkHash, onError } = options;
   const now = options.now ?? Date.now;
+  // An injected clock (tests) is read at each validation; the wall clock is read every tick.
+  let ticked = now();
+  const clockTimer = options.now === undefined ? setInterval(() => (ticked = now()), CLOCK_TICK_MS) : undefined;
+  clockTimer?.unref();
+  const validationTime = options.now ?? (() => ticked);
   /** By day, then by code key (or account and code key, for a code that changed hands that day). */
   let pending = new Map<string, Map<string, Gathered>>();
   let today: Map<string, Gathered> | undefined;
@@ -146,7 +157,7 @@ export function createActivityCounter(
     validated: options.enabled
       ? (account, codeKey, address) => {
           if (closed) return;
-          const at = now();
+          const at = validationTime();
           if (at >= dayEnds || today === undefined) {
             currentDay = dayOf(at);
             dayEnds = Date.parse(`${currentDay}T00:00:00.000Z`) + DAY_MS;
@@ -162,6 +173,7 @@ export function createActivityCounter(
     expire,
     async close() {
       closed = true;
+      clearInterval(clockTimer);
       clearInterval(flushTimer);
       clearInterval(expireTimer);
       await flush();

@@ -84,7 +84,8 @@ describe.each(TEST_STORES)('purchase-code activity (%s)', (kind) => {
       const first = Date.parse(answer.first_seen as string);
       const last = Date.parse(answer.last_seen as string);
       expect([answer.first_seen, answer.last_seen]).toEqual([expect.stringMatching(ISO), expect.stringMatching(ISO)]);
-      expect(before <= first && first <= last && last <= after).toBe(true);
+      // Counted at the counter's clock, read every 100 ms (later on a busy machine): never ahead of the wall clock.
+      expect(before - 60_000 <= first && first <= last && last <= after).toBe(true);
       if (dayOf(before) === dayOf(after)) {
         expect(answer.days).toEqual([{ date: dayOf(before), validations: 80, networks: 50 }]);
       }

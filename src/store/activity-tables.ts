@@ -145,7 +145,9 @@ export class ActivityTables {
   }
 
   async dropBefore(day: string): Promise<number> {
-    const result = await this.db.deleteFrom('purchase_activity').where('day', '<', day).executeTakeFirst();
+    const result = await this.inWriteTransaction((db) =>
+      db.deleteFrom('purchase_activity').where('day', '<', day).executeTakeFirst(),
+    );
     return Number(result.numDeletedRows);
   }
 }

@@ -160,8 +160,15 @@ export function activityPathOf(storePath: string): string {
   return join(dirname(storePath), `${basename(storePath, extension)}-activity${extension || '.db'}`);
 }
 
-/** How long a flush waits for another process's flush to the same file: a few milliseconds each, at most. */
-const ACTIVITY_BUSY_TIMEOUT_MS = 1_000;
+/**
+ * How a write to the activity file waits for another process's (a flush takes a few milliseconds):
+ * asleep between tries, not in SQLite's busy handler, which would hold this process's event loop
+ * and every request with it. About a second in all; then the flush fails and is tried again later.
+ */
+const ACTIVITY_WRITE_TRIES = 50;
+const ACTIVITY_WRITE_RETRY_MS = 20;
+
+const isBusy = (error: unknown) => (error as { code?: unknown }).code === 'SQLITE_BUSY';
 
 interface SqliteActivity {
   readonly tables: ActivityTables;
@@ -174,7 +181,7 @@ async function openSqliteActivity(path: string): Promise<SqliteActivity> {
   const sqlite = new BetterSqlite3(path);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma(`busy_timeout = ${ACTIVITY_BUSY_TIMEOUT_MS}`);
+  sqlite.pragma('busy_timeout = 0');
   sqlite.pragma('cache_size = -2048');
   const db = new Kysely<ActivityDatabase>({ dialect: new SqliteDialect({ database: sqlite }) });
   try {
@@ -189,7 +196,15 @@ async function openSqliteActivity(path: string): Promise<SqliteActivity> {
   // process wrote, and would fail rather than wait).
   const tables = new ActivityTables(db, (work) =>
     db.connection().execute(async (connection) => {
-      await sql`BEGIN IMMEDIATE`.execute(connection);
+      for (let tries = 1; ; tries++) {
+        try {
+          await sql`BEGIN IMMEDIATE`.execute(connection);
+          break;
+        } catch (error) {
+          if (!isBusy(error) || tries >= ACTIVITY_WRITE_TRIES) throw error;
+          await new Promise((resolve) => setTimeout(resolve, ACTIVITY_WRITE_RETRY_MS));
+        }
+      }
       try {
         const result = await work(connection);
         await sql`COMMIT`.execute(connection);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { type Static, Type } from '@sinclair/typebox';
 import { Value, type ValueError, ValueErrorType } from '@sinclair/typebox/value';
+import { ACTIVITY_DEFAULTS, type ActivityConfig, ActivitySchema } from './activity/activity-config.js';
 import { parseRate, type Rate } from './domain/money.js';
 import { trustedProxyProblem } from './limits/client-id.js';
 import { type LimitsConfig, LimitsSchema } from './limits/limits-config.js';
@@ -34,6 +35,7 @@ export const ConfigFileSchema = Type.Object(
       }),
     ),
     workspace: Type.Optional(WorkspaceSchema),
+    activity: Type.Optional(ActivitySchema),
     marketbob: Type.Optional(MarketbobSchema),
   },
   { additionalProperties: false },
@@ -70,6 +72,7 @@ export const defaultConfigFile = {
     sessionMaxHours: 12,
     loginAttempts: { perAccount: 5, perClient: 20, windowSeconds: 900 },
   },
+  activity: ACTIVITY_DEFAULTS,
 } as const satisfies ConfigFile;
 
 export interface Config {
@@ -84,6 +87,8 @@ export interface Config {
   /** Seconds a replaced API key keeps working after a rotation (0: none). */
   readonly keyRotationGraceSeconds: number;
   readonly workspace: Readonly<WorkspaceSettings>;
+  /** Counting how each purchase code is used (src/activity). */
+  readonly activity: ActivityConfig;
   readonly server: ServerLimits;
   readonly store: StoreLocation;
   /** True when the store is the default one, which may be filled with demo data. */
@@ -393,6 +398,7 @@ export function loadConfig(env: Env = process.env): Config {
     redis,
     keyRotationGraceSeconds: file.keyRotationGraceSeconds ?? defaultConfigFile.keyRotationGraceSeconds,
     workspace: Object.freeze({ ...defaultConfigFile.workspace, ...file.workspace }),
+    activity: Object.freeze({ ...defaultConfigFile.activity, ...file.activity }),
     server,
     store,
     storeIsDefault: !env.DATABASE_URL?.trim(),

@@ -1,4 +1,4 @@
-import { type Account, type Item, type Purchase } from './contract.js';
+import { type Account, type ActiveCode, type Item, type Purchase, type PurchaseActivity } from './contract.js';
 /** The part of a fetch Response the client reads (so the types need neither DOM nor Node typings). */
 export interface FetchResponse {
     readonly status: number;
@@ -60,5 +60,18 @@ export interface MarketplaceClient {
     item(id: number): Promise<Item | null>;
     /** The purchase a code is for, or null when the code is not a valid purchase of this account. */
     validatePurchase(code: string): Promise<Purchase | null>;
+    /**
+     * How one of the account's codes (valid, refunded or cancelled) is used: validations and distinct
+     * client networks, in all and per day; null when the code is not the account's.
+     */
+    purchaseActivity(code: string): Promise<PurchaseActivity | null>;
+    /** The account's codes seen from the most networks in the last `days` days (30), at most `limit` (50), most first. */
+    topPurchaseActivity(options?: TopPurchaseActivityOptions): Promise<ActiveCode[]>;
+}
+export interface TopPurchaseActivityOptions {
+    /** The window in days, today (UTC) included: 1 to the server's retention (90 by default); 30 when left out. */
+    readonly days?: number;
+    /** How many codes at most, 1 to 100; 50 when left out. */
+    readonly limit?: number;
 }
 export declare function createClient(options: ClientOptions): MarketplaceClient;

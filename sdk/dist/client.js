@@ -104,5 +104,18 @@ export function createClient(options) {
             const body = await orNone(request, INVALID_PURCHASE_CODE_MESSAGES);
             return body ? body.data.purchase : null;
         },
+        async purchaseActivity(code) {
+            const path = `/api/purchases/activity?purchase_code=${encodeURIComponent(code)}`;
+            const body = await orNone(send('GET', path), INVALID_PURCHASE_CODE_MESSAGES);
+            return body ? body.data.activity : null;
+        },
+        async topPurchaseActivity(options = {}) {
+            const query = [
+                ...(options.days === undefined ? [] : [`days=${encodeURIComponent(String(options.days))}`]),
+                ...(options.limit === undefined ? [] : [`limit=${encodeURIComponent(String(options.limit))}`]),
+            ].join('&');
+            const body = await send('GET', `/api/purchases/activity/top${query && `?${query}`}`);
+            return body.data.codes;
+        },
     };
 }

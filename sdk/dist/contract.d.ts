@@ -91,6 +91,43 @@ export interface Purchase {
     /** ISO 8601 UTC with milliseconds, such as 2024-05-01T12:00:00.000Z */
     date: string;
 }
+/** PurchaseActivity: issue 24, keys in this order. */
+export interface PurchaseActivity {
+    /** The code as stored */
+    purchase_code: string;
+    /** Validations of the code over the retained days (90 by default) */
+    validations: number;
+    /** Distinct client networks (IPv4 /24, IPv6 /48): exact below 1,024, then estimated within 2 % */
+    networks: number;
+    /** The first validation kept; null when none */
+    first_seen: string | null;
+    /** The last validation; null when none */
+    last_seen: string | null;
+    /** The last 30 days with any validation, newest first */
+    days: {
+        /** A UTC day, YYYY-MM-DD */
+        date: string;
+        /** Validations that day */
+        validations: number;
+        /** Distinct networks that day */
+        networks: number;
+    }[];
+}
+/** ActiveCode: issue 24, keys in this order. */
+export interface ActiveCode {
+    /** The code as stored */
+    purchase_code: string;
+    item_id: number;
+    purchase_status: 'active' | 'refunded' | 'cancelled';
+    /** Validations within the window */
+    validations: number;
+    /** Distinct client networks (IPv4 /24, IPv6 /48): exact below 1,024, then estimated within 2 % */
+    networks: number;
+    /** The first validation within the window */
+    first_seen: string;
+    /** The last validation within the window */
+    last_seen: string;
+}
 /** An item's media, by its preview type. */
 export type ItemMedia = ImageMedia | VideoMedia | AudioMedia;
 /** Every error answer: `{ status: <error word>, msg }`. */
@@ -102,5 +139,5 @@ export interface ErrorBody {
 export declare const NO_ITEMS_MESSAGES: readonly string[];
 /** "Item not found" in every language: item() answers null for it. */
 export declare const ITEM_NOT_FOUND_MESSAGES: readonly string[];
-/** "Invalid purchase code" in every language: validatePurchase() answers null for it. */
+/** "Invalid purchase code" in every language: validatePurchase() and purchaseActivity() answer null for it. */
 export declare const INVALID_PURCHASE_CODE_MESSAGES: readonly string[];

@@ -3,5 +3,5 @@
 export const NO_ITEMS_MESSAGES = ['No items found', 'Nenhum Item Cncontrado'];
 /** "Item not found" in every language: item() answers null for it. */
 export const ITEM_NOT_FOUND_MESSAGES = ['Item Not Found', 'Item Não Encontrado'];
-/** "Invalid purchase code" in every language: validatePurchase() answers null for it. */
+/** "Invalid purchase code" in every language: validatePurchase() and purchaseActivity() answer null for it. */
 export const INVALID_PURCHASE_CODE_MESSAGES = ['Invalid purchase code', 'Código de Compra Inválido'];

@@ -1,10 +1,12 @@
 import {
   type Account,
+  type ActiveCode,
   INVALID_PURCHASE_CODE_MESSAGES,
   ITEM_NOT_FOUND_MESSAGES,
   type Item,
   NO_ITEMS_MESSAGES,
   type Purchase,
+  type PurchaseActivity,
 } from './contract.js';
 
 /** The part of a fetch Response the client reads (so the types need neither DOM nor Node typings). */
@@ -65,6 +67,20 @@ export interface MarketplaceClient {
   item(id: number): Promise<Item | null>;
   /** The purchase a code is for, or null when the code is not a valid purchase of this account. */
   validatePurchase(code: string): Promise<Purchase | null>;
+  /**
+   * How one of the account's codes (valid, refunded or cancelled) is used: validations and distinct
+   * client networks, in all and per day; null when the code is not the account's.
+   */
+  purchaseActivity(code: string): Promise<PurchaseActivity | null>;
+  /** The account's codes seen from the most networks in the last `days` days (30), at most `limit` (50), most first. */
+  topPurchaseActivity(options?: TopPurchaseActivityOptions): Promise<ActiveCode[]>;
+}
+
+export interface TopPurchaseActivityOptions {
+  /** The window in days, today (UTC) included: 1 to the server's retention (90 by default); 30 when left out. */
+  readonly days?: number;
+  /** How many codes at most, 1 to 100; 50 when left out. */
+  readonly limit?: number;
 }
 
 declare function setTimeout(callback: () => void, milliseconds: number): unknown;
@@ -151,6 +167,19 @@ export function createClient(options: ClientOptions): MarketplaceClient {
       const request = send('POST', '/api/purchases/validation', { purchase_code: code });
       const body = await orNone(request, INVALID_PURCHASE_CODE_MESSAGES);
       return body ? (body.data as { purchase: Purchase }).purchase : null;
+    },
+    async purchaseActivity(code) {
+      const path = `/api/purchases/activity?purchase_code=${encodeURIComponent(code)}`;
+      const body = await orNone(send('GET', path), INVALID_PURCHASE_CODE_MESSAGES);
+      return body ? (body.data as { activity: PurchaseActivity }).activity : null;
+    },
+    async topPurchaseActivity(options = {}) {
+      const query = [
+        ...(options.days === undefined ? [] : [`days=${encodeURIComponent(String(options.days))}`]),
+        ...(options.limit === undefined ? [] : [`limit=${encodeURIComponent(String(options.limit))}`]),
+      ].join('&');
+      const body = await send('GET', `/api/purchases/activity/top${query && `?${query}`}`);
+      return (body.data as { codes: ActiveCode[] }).codes;
     },
   };
 }

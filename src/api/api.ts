@@ -1,3 +1,5 @@
+import type { ActivityConfig } from '../activity/activity-config.js';
+import { createPurchaseActivity } from '../activity/purchase-activity.js';
 import { digestApiKey } from '../keys/api-keys.js';
 import { createKeyUsage } from '../keys/key-usage.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
@@ -16,7 +18,7 @@ import { createRouteTable, type RouteTable } from './route-table.js';
 import { endpoints } from './routes/index.js';
 
 export interface ApiOptions {
-  readonly config: { readonly support: boolean; readonly limits: LimitsConfig };
+  readonly config: { readonly support: boolean; readonly limits: LimitsConfig; readonly activity: ActivityConfig };
   readonly store: Store;
   readonly keys: KeyMaterial;
   readonly resolver: VariantResolver;
@@ -40,7 +42,7 @@ export interface Api {
    */
   admitClient(request: ApiRequest, reply: JsonReply, variant: VariantRuntime): boolean;
   readonly answer: AnswerApiRequest;
-  /** Writes the keys' last use gathered so far. */
+  /** Writes the keys' last use and the codes' activity gathered so far. */
   close(): Promise<void>;
 }
 
@@ -50,7 +52,10 @@ export function createApi({ config, store, keys, resolver, metrics, limits, warn
   const keyUsage = createKeyUsage(store, (error) =>
     warn(unavailableReason(error), 'could not record when API keys were last used'),
   );
-  const context: EndpointContext = { cache, limits: apiLimits, metrics, keyUsage };
+  const activity = createPurchaseActivity(store, config.activity, keys, (error) =>
+    warn(unavailableReason(error), 'could not write purchase-code activity; kept for the next try'),
+  );
+  const context: EndpointContext = { cache, limits: apiLimits, metrics, keyUsage, activity };
   const refusals = metrics.limiter('client');
   return {
     routes: createRouteTable(endpoints, resolver.prefixes),
@@ -62,6 +67,8 @@ export function createApi({ config, store, keys, resolver, metrics, limits, warn
       return false;
     },
     answer: createApiAnswerer(context),
-    close: () => keyUsage.close(),
+    close: async () => {
+      await Promise.all([keyUsage.close(), activity.close()]);
+    },
   };
 }

@@ -1,3 +1,4 @@
+import type { PurchaseActivity } from '../activity/purchase-activity.js';
 import type { KeyUsage } from '../keys/key-usage.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { VariantRuntime } from '../variants/variant-runtime.js';
@@ -19,6 +20,8 @@ export interface EndpointContext {
   readonly metrics: ServiceMetrics;
   /** When each account's key was last used (gathered in memory, written once a minute). */
   readonly keyUsage: KeyUsage;
+  /** How each purchase code is validated (gathered in memory, written every few seconds), and its reports. */
+  readonly activity: PurchaseActivity;
 }
 
 /**

@@ -94,3 +94,24 @@ export function itemIdParam(sources: Sources, texts: VariantTexts): number {
     throw new ApiError('badParameter', texts.parameter.malformed('item_id', texts.expectations.positiveInteger));
   return id;
 }
+
+const WHOLE_NUMBER = /^\d{1,9}$/;
+
+/** An optional whole number from `min` to `max` (digits only), `fallback` when missing; 400 otherwise. */
+export function wholeNumberParam(
+  name: string,
+  sources: Sources,
+  bounds: { readonly min: number; readonly max: number; readonly fallback: number },
+  texts: VariantTexts,
+): number {
+  const text = optionalParam(name, sources, texts);
+  if (text === undefined) return bounds.fallback;
+  const value = WHOLE_NUMBER.test(text) ? Number(text) : Number.NaN;
+  if (!(value >= bounds.min && value <= bounds.max)) {
+    throw new ApiError(
+      'badParameter',
+      texts.parameter.malformed(name, texts.expectations.wholeNumber(bounds.min, bounds.max)),
+    );
+  }
+  return value;
+}

@@ -72,6 +72,20 @@ const pt: DocsLanguage = {
       'A compra, quando o código (sem espaços nas pontas, maiúsculas ou minúsculas) está ativo e o seu item ' +
       'pertence à conta da chave; qualquer outro código é um 404.',
     "The buyer's purchase code": 'O código de compra do comprador',
+    'How a purchase code is used': 'Como um código de compra é usado',
+    "Validations and distinct client networks of one of the key's account's codes (valid, refunded or cancelled), over the retained days and per day. Any other code answers exactly what validation answers for it (404); a code never validated answers zeros and nulls. Counts are written every few seconds.":
+      'Validações e redes de clientes distintas de um código da conta da chave (válido, reembolsado ou cancelado), ' +
+      'nos dias guardados e por dia. Qualquer outro código responde exatamente o que a validação responde para ele (404); ' +
+      'um código nunca validado responde zeros e nulls. As contagens são gravadas a cada poucos segundos.',
+    'Codes used from the most networks': 'Códigos usados a partir de mais redes',
+    "The key's account's codes seen from the most distinct client networks in the last `days` days, most first (then most validations): a code bought once and validated from many networks has usually leaked.":
+      'Os códigos da conta da chave vistos a partir de mais redes de clientes distintas nos últimos `days` dias, ' +
+      'do maior para o menor (depois, mais validações): um código comprado uma vez e validado a partir de muitas ' +
+      'redes geralmente vazou.',
+    'The window in days, today (UTC) included; 30 when left out':
+      'A janela em dias, hoje (UTC) incluído; 30 quando omitido',
+    'How many codes at most; 50 when left out': 'Quantos códigos no máximo; 50 quando omitido',
+    'The window the list covers': 'A janela que a lista cobre',
     // Resources (src/schemas/resource-schemas.ts, response-schemas.ts)
     "By the item's preview type: image, video or audio": 'Conforme o tipo de prévia do item: imagem, vídeo ou áudio',
     "The variant's ISO 4217 currency code": 'O código ISO 4217 da moeda da variante',
@@ -80,6 +94,20 @@ const pt: DocsLanguage = {
       'Nome da rede -> link, chaves em ordem alfabética; {} quando não há nenhum',
     'Only when the item has at least one screenshot': 'Só quando o item tem ao menos uma captura de tela',
     'The code as stored': 'O código como está guardado',
+    'A UTC day, YYYY-MM-DD': 'Um dia UTC, AAAA-MM-DD',
+    'Distinct client networks (IPv4 /24, IPv6 /48): exact below 1,024, then estimated within 2 %':
+      'Redes de clientes distintas (IPv4 /24, IPv6 /48): exatas abaixo de 1.024, depois estimadas com margem de 2 %',
+    'Validations of the code over the retained days (90 by default)':
+      'Validações do código nos dias guardados (90 por padrão)',
+    'The first validation kept; null when none': 'A primeira validação guardada; null quando não há',
+    'The last validation; null when none': 'A última validação; null quando não há',
+    'Validations that day': 'Validações naquele dia',
+    'Distinct networks that day': 'Redes distintas naquele dia',
+    'The last 30 days with any validation, newest first':
+      'Os últimos 30 dias com alguma validação, do mais recente ao mais antigo',
+    'Validations within the window': 'Validações dentro da janela',
+    'The first validation within the window': 'A primeira validação dentro da janela',
+    'The last validation within the window': 'A última validação dentro da janela',
     'major.minor.patch': 'maior.menor.correção',
     'ISO 8601 UTC with milliseconds, such as 2024-05-01T12:00:00.000Z':
       'ISO 8601 UTC com milissegundos, como 2024-05-01T12:00:00.000Z',
@@ -135,7 +163,7 @@ const pt: DocsLanguage = {
     'Parameters come in the body as JSON or a form (multipart form fields work too, no files); 64 KiB at most. The key may come in the body as api_key too.':
       'Os parâmetros vêm no corpo como JSON ou formulário (campos multipart também funcionam, sem arquivos); ' +
       'no máximo 64 KiB. A chave também pode vir no corpo, como api_key.',
-    'The four seller endpoints': 'Os quatro endpoints do vendedor',
+    'The seller endpoints': 'Os endpoints do vendedor',
     'The API key in a header': 'A chave de API num cabeçalho',
     'The API key as a bearer token': 'A chave de API como token bearer',
     'The API key in the query string (or the body, on POST); different values in two places: 400':

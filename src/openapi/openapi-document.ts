@@ -105,9 +105,12 @@ function exampleMessages(kind: ErrorKind, route: RouteContract, texts: VariantTe
   if (kind !== 'badParameter') return { [kind]: texts.messages[kind] };
   const examples: Record<string, string> = { missingApiKey: texts.parameter.missing('api_key') };
   for (const param of route.params) {
-    examples[`missing_${param.name}`] = texts.parameter.missing(param.name);
+    if (param.required !== false) examples[`missing_${param.name}`] = texts.parameter.missing(param.name);
     if (param.pattern) {
-      examples[`malformed_${param.name}`] = texts.parameter.malformed(param.name, texts.expectations.positiveInteger);
+      const expectation = param.range
+        ? texts.expectations.wholeNumber(param.range.min, param.range.max)
+        : texts.expectations.positiveInteger;
+      examples[`malformed_${param.name}`] = texts.parameter.malformed(param.name, expectation);
     }
   }
   examples.conflictingApiKey = texts.parameter.conflicting('api_key');
@@ -189,14 +192,17 @@ function requestBody(route: RouteContract, t: Translate): Json {
 
 /** A parameter's example: the demo data's, so "Try it out" answers 200 on a store with the demo data. */
 function exampleOf(param: RouteParam): string {
-  return param.name === 'item_id' ? String(EXAMPLE_ITEM_ID) : EXAMPLE_PURCHASE_CODE;
+  if (param.name === 'item_id') return String(EXAMPLE_ITEM_ID);
+  if (param.name === 'days') return '30';
+  if (param.name === 'limit') return '50';
+  return EXAMPLE_PURCHASE_CODE;
 }
 
 function queryParameters(route: RouteContract, t: Translate): Json[] {
   return route.params.map((param) => ({
     name: param.name,
     in: 'query',
-    required: true,
+    required: param.required !== false,
     description: t(param.description),
     schema: { type: 'string', ...(param.pattern && { pattern: param.pattern }) },
     example: exampleOf(param),
@@ -248,7 +254,7 @@ export function buildOpenApiDocument(variant: VariantConfig, support: boolean): 
     },
     servers: [{ url: variantServerUrl(variant) }],
     security: [{ apiKeyHeader: [] }, { bearer: [] }, { apiKeyQuery: [] }],
-    tags: [{ name: 'API', description: t('The four seller endpoints') }],
+    tags: [{ name: 'API', description: t('The seller endpoints') }],
     paths,
     components: {
       schemas: {

@@ -111,6 +111,37 @@ export function exampleSuccessMembers(
     itemsAll: { items: [parse(serializeItem(localAudio, variant)), parse(serializeItem(localItem, variant))] },
     itemsItem: { item: parse(serializeItem(localItem, variant)) },
     purchaseValidation: { data: { purchase: parse(`${before}${serializeItem(localItem, variant)}${after}`) } },
+    purchaseActivity: {
+      data: {
+        activity: {
+          purchase_code: purchase.code,
+          validations: 412,
+          networks: 57,
+          first_seen: '2024-02-01T10:02:13.118Z',
+          last_seen: '2024-03-14T21:40:07.502Z',
+          days: [
+            { date: '2024-03-14', validations: 96, networks: 31 },
+            { date: '2024-03-13', validations: 4, networks: 2 },
+          ],
+        },
+      },
+    },
+    purchaseActivityTop: {
+      data: {
+        days: 30,
+        codes: [
+          {
+            purchase_code: purchase.code,
+            item_id: purchase.item_id,
+            purchase_status: purchase.status,
+            validations: 100,
+            networks: 33,
+            first_seen: '2024-03-13T08:15:44.030Z',
+            last_seen: '2024-03-14T21:40:07.502Z',
+          },
+        ],
+      },
+    },
   };
 }
 

@@ -2,7 +2,7 @@ import { type Static, type TSchema, Type } from '@sinclair/typebox';
 
 /**
  * The resources of SPEC 3, one schema each, keys in the contract's order. Responses are written
- * as bytes (src/domain/serialize.ts); these schemas describe those bytes, and a test runs every
+ * as bytes (src/records/serialize.ts); these schemas describe those bytes, and a test runs every
  * answer of the HTTP suite through them. The same schemas make the OpenAPI document and the SDK's types.
  */
 
@@ -120,5 +120,48 @@ export const Purchase = Type.Object(
 );
 export type Purchase = Static<typeof Purchase>;
 
+const Count = (description: string) => Type.Integer({ minimum: 0, description });
+const Day = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'A UTC day, YYYY-MM-DD' });
+const Networks = Count('Distinct client networks (IPv4 /24, IPv6 /48): exact below 1,024, then estimated within 2 %');
+
+/** One of the seller's codes, how it has been used over the retained days (issue 24). */
+export const PurchaseActivity = Type.Object(
+  {
+    purchase_code: Type.String({ minLength: 1, description: 'The code as stored' }),
+    validations: Count('Validations of the code over the retained days (90 by default)'),
+    networks: Networks,
+    first_seen: Type.Union([Timestamp, Type.Null()], { description: 'The first validation kept; null when none' }),
+    last_seen: Type.Union([Timestamp, Type.Null()], { description: 'The last validation; null when none' }),
+    days: Type.Array(
+      Type.Object(
+        { date: Day, validations: Count('Validations that day'), networks: Count('Distinct networks that day') },
+        closed,
+      ),
+      { maxItems: 30, description: 'The last 30 days with any validation, newest first' },
+    ),
+  },
+  { ...closed, title: 'PurchaseActivity' },
+);
+export type PurchaseActivity = Static<typeof PurchaseActivity>;
+
+export const PurchaseStatus = Type.Union([Type.Literal('active'), Type.Literal('refunded'), Type.Literal('cancelled')]);
+
+/** A code of the seller's top list: how it was used within the window asked for. */
+export const ActiveCode = Type.Object(
+  {
+    purchase_code: Type.String({ minLength: 1, description: 'The code as stored' }),
+    item_id: Type.Integer({ minimum: 1 }),
+    purchase_status: PurchaseStatus,
+    validations: Count('Validations within the window'),
+    networks: Networks,
+    first_seen: timestamp('The first validation within the window'),
+    last_seen: timestamp('The last validation within the window'),
+  },
+  { ...closed, title: 'ActiveCode' },
+);
+export type ActiveCode = Static<typeof ActiveCode>;
+
 /** The resource schemas by name, for a document's `components.schemas`. */
-export const resourceSchemas: Readonly<Record<'Account' | 'Item' | 'Purchase', TSchema>> = { Account, Item, Purchase };
+export const resourceSchemas: Readonly<
+  Record<'Account' | 'Item' | 'Purchase' | 'PurchaseActivity' | 'ActiveCode', TSchema>
+> = { Account, Item, Purchase, PurchaseActivity, ActiveCode };

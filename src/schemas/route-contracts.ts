@@ -1,6 +1,6 @@
 import { type TProperties, Type } from '@sinclair/typebox';
 import type { ErrorKind } from '../variants/error-kinds.js';
-import { Account, Item, Purchase } from './resource-schemas.js';
+import { Account, ActiveCode, Item, Purchase, PurchaseActivity } from './resource-schemas.js';
 
 /** Where a parameter may be sent (SPEC 2.1); the key may also come as a header or a bearer token. */
 export type ParamSource = 'query' | 'body';
@@ -11,6 +11,10 @@ export interface RouteParam {
   readonly description: string;
   readonly sources: readonly ParamSource[];
   readonly pattern?: string;
+  /** False for a parameter that may be left out (its default is in the description). */
+  readonly required?: false;
+  /** A whole number's bounds, for a parameter that is one (its 400 names them). */
+  readonly range?: { readonly min: number; readonly max: number };
 }
 
 /**
@@ -86,6 +90,62 @@ export const routeContracts: readonly RouteContract[] = [
     ],
     success: { data: Type.Object({ purchase: Purchase }, { additionalProperties: false }) },
     notFound: ['invalidPurchaseCode'],
+  },
+  {
+    method: 'GET',
+    path: '/api/purchases/activity',
+    operationId: 'purchaseActivity',
+    summary: 'How a purchase code is used',
+    description:
+      "Validations and distinct client networks of one of the key's account's codes (valid, refunded or cancelled), " +
+      'over the retained days and per day. Any other code answers exactly what validation answers for it (404); ' +
+      'a code never validated answers zeros and nulls. Counts are written every few seconds.',
+    params: [
+      {
+        name: 'purchase_code',
+        description: "The buyer's purchase code",
+        sources: ['query'],
+      },
+    ],
+    success: { data: Type.Object({ activity: PurchaseActivity }, { additionalProperties: false }) },
+    notFound: ['invalidPurchaseCode'],
+  },
+  {
+    method: 'GET',
+    path: '/api/purchases/activity/top',
+    operationId: 'purchaseActivityTop',
+    summary: 'Codes used from the most networks',
+    description:
+      "The key's account's codes seen from the most distinct client networks in the last `days` days, most first " +
+      '(then most validations): a code bought once and validated from many networks has usually leaked.',
+    params: [
+      {
+        name: 'days',
+        description: 'The window in days, today (UTC) included; 30 when left out',
+        sources: ['query'],
+        pattern: '^\\s*\\d{1,9}\\s*$',
+        required: false,
+        range: { min: 1, max: 90 },
+      },
+      {
+        name: 'limit',
+        description: 'How many codes at most; 50 when left out',
+        sources: ['query'],
+        pattern: '^\\s*\\d{1,9}\\s*$',
+        required: false,
+        range: { min: 1, max: 100 },
+      },
+    ],
+    success: {
+      data: Type.Object(
+        {
+          days: Type.Integer({ minimum: 1, description: 'The window the list covers' }),
+          codes: Type.Array(ActiveCode),
+        },
+        { additionalProperties: false },
+      ),
+    },
+    notFound: [],
   },
 ];
 

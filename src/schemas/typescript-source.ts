@@ -1,6 +1,15 @@
 import type { TSchema } from '@sinclair/typebox';
 import { languages } from '../variants/languages.js';
-import { Account, AudioMedia, ImageMedia, Item, Purchase, VideoMedia } from './resource-schemas.js';
+import {
+  Account,
+  ActiveCode,
+  AudioMedia,
+  ImageMedia,
+  Item,
+  Purchase,
+  PurchaseActivity,
+  VideoMedia,
+} from './resource-schemas.js';
 
 /**
  * Writes the resource schemas as TypeScript declarations, for the SDK (sdk/src/contract.ts):
@@ -8,7 +17,16 @@ import { Account, AudioMedia, ImageMedia, Item, Purchase, VideoMedia } from './r
  */
 
 /** The schemas declared by name, in the order the file lists them; others are written inline. */
-const NAMED: readonly TSchema[] = [Account, ImageMedia, VideoMedia, AudioMedia, Item, Purchase];
+const NAMED: readonly TSchema[] = [
+  Account,
+  ImageMedia,
+  VideoMedia,
+  AudioMedia,
+  Item,
+  Purchase,
+  PurchaseActivity,
+  ActiveCode,
+];
 
 const quote = (text: string) => `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
 
@@ -27,9 +45,11 @@ function typeOf(schema: TSchema, indent: string): string {
       return 'number';
     case 'boolean':
       return 'boolean';
+    case 'null':
+      return 'null';
     case 'array': {
       const items = typeOf(schema.items as TSchema, indent);
-      return items.includes(' ') ? `(${items})[]` : `${items}[]`;
+      return items.includes(' | ') && !items.startsWith('{') ? `(${items})[]` : `${items}[]`;
     }
     case 'object':
       return objectType(schema, indent);
@@ -64,7 +84,8 @@ function messagesOf(kind: 'noItems' | 'itemNotFound' | 'invalidPurchaseCode'): s
 export function sdkContractSource(): string {
   const declarations = NAMED.map((schema) => {
     const body = objectType(schema, '');
-    return `/** ${schema.title}: SPEC 3, keys in this order. */\nexport interface ${schema.title} ${body}`;
+    const source = schema.title === 'PurchaseActivity' || schema.title === 'ActiveCode' ? 'issue 24' : 'SPEC 3';
+    return `/** ${schema.title}: ${source}, keys in this order. */\nexport interface ${schema.title} ${body}`;
   });
   return `${[
     "// Generated from the API's schemas (src/schemas) by `npm run sdk`: do not edit.",
@@ -73,6 +94,6 @@ export function sdkContractSource(): string {
     '/** Every error answer: `{ status: <error word>, msg }`. */\nexport interface ErrorBody {\n  status: string;\n  msg: string;\n}',
     `/** "No items" in every language: items() answers [] for it. */\nexport const NO_ITEMS_MESSAGES: readonly string[] = ${messagesOf('noItems')};`,
     `/** "Item not found" in every language: item() answers null for it. */\nexport const ITEM_NOT_FOUND_MESSAGES: readonly string[] = ${messagesOf('itemNotFound')};`,
-    `/** "Invalid purchase code" in every language: validatePurchase() answers null for it. */\nexport const INVALID_PURCHASE_CODE_MESSAGES: readonly string[] = ${messagesOf('invalidPurchaseCode')};`,
+    `/** "Invalid purchase code" in every language: validatePurchase() and purchaseActivity() answer null for it. */\nexport const INVALID_PURCHASE_CODE_MESSAGES: readonly string[] = ${messagesOf('invalidPurchaseCode')};`,
   ].join('\n\n')}\n`;
 }

@@ -1,11 +1,15 @@
 import { type Kysely, Migrator, sql } from 'kysely';
 import type { AccountRow, AccountStatus, ItemRow, ListedItem, PurchaseRow, PurchaseStatus } from '../records/rows.js';
+import type { ActivityTables } from './activity-tables.js';
 import type { Database, SessionRow } from './database.js';
 import type { Dialect } from './dialect.js';
 import { itemHeadSql } from './item-head-sql.js';
 import { migrationProvider } from './migrations/index.js';
 import type { QueryRunner } from './query-runner.js';
 import {
+  type ActivityDay,
+  type ActivityMerge,
+  type ActivitySummary,
   type ImportSession,
   type KeyUse,
   type RetiredKeyAccount,
@@ -21,6 +25,8 @@ export interface DialectParts {
   readonly runner: QueryRunner;
   /** True for errors that mean the store cannot be used right now, rather than a bug. */
   isUnavailable(error: unknown): boolean;
+  /** The activity tables (see migration 0008): in the store's database, or in a file of their own. */
+  readonly activity: ActivityTables;
   /** Runs an import session on the dialect's own write path (all or nothing). */
   runImport<T>(work: (session: ImportSession) => Promise<T>): Promise<T>;
   changedSinceLastCheck(): boolean;
@@ -33,8 +39,8 @@ export interface DialectParts {
 }
 
 /** Migrates the store to the newest schema; throws with the failing migration's error. */
-export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
-  const migrator = new Migrator({ db, provider: migrationProvider() });
+export async function migrateToLatest(db: Kysely<Database>, dialect: Dialect): Promise<void> {
+  const migrator = new Migrator({ db, provider: migrationProvider(dialect) });
   const { error } = await migrator.migrateToLatest();
   if (error) throw error;
 }
@@ -219,6 +225,23 @@ export class KyselyStore implements Store {
       const at = Number(row.last_used_at);
       return created !== undefined && at < created ? undefined : at;
     });
+  }
+
+  recordActivity(days: readonly ActivityDay[], merge: ActivityMerge): Promise<void> {
+    // Not a change the API's caches must hear of: the activity tables have no change trigger.
+    return this.guard(() => this.parts.activity.record(days, merge));
+  }
+
+  activityDays(account: string, codeKeys: readonly string[], sinceDay: string): Promise<ActivityDay[]> {
+    return this.guard(() => this.parts.activity.days(account, codeKeys, sinceDay));
+  }
+
+  activitySummaries(account: string, sinceDay: string): Promise<ActivitySummary[]> {
+    return this.guard(() => this.parts.activity.summaries(account, sinceDay));
+  }
+
+  dropActivityBefore(day: string): Promise<number> {
+    return this.guard(() => this.parts.activity.dropBefore(day));
   }
 
   passwordHash(username: string): Promise<string | undefined> {

@@ -1,6 +1,7 @@
 import { userInfo } from 'node:os';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import { type ActivityDatabase, ActivityTables } from './activity-tables.js';
 import type { Database } from './database.js';
 import { KyselyStore, migrateToLatest } from './kysely-store.js';
 import { listenForChanges } from './postgres-changes.js';
@@ -154,6 +155,20 @@ export function createPostgresRunner(pool: pg.Pool, readTimeoutMs?: number): Que
   };
 }
 
+/** Any constant: serialises the activity flushes of every process and instance (see ActivityTransaction). */
+const ACTIVITY_LOCK = 7_310_455_024;
+
+/** The activity tables on the store's own pool: a flush is one transaction, taken in turns. */
+function postgresActivity(db: Kysely<Database>): ActivityTables {
+  const activityDb = db as unknown as Kysely<ActivityDatabase>;
+  return new ActivityTables(activityDb, (work) =>
+    activityDb.transaction().execute(async (trx) => {
+      await sql`SELECT pg_advisory_xact_lock(${sql.lit(ACTIVITY_LOCK)})`.execute(trx);
+      return work(trx);
+    }),
+  );
+}
+
 /** Tells the service's listeners about every write to its tables (see `listenForChanges`). */
 export const CHANGE_CHANNEL = 'marketplace_changes';
 const CHANGE_TRIGGER = 'marketplace_notify_change';
@@ -201,7 +216,7 @@ async function prepareSchema(url: string, connectTimeoutMs: number | undefined):
   const pool = createPostgresPool(url, 1, { connectTimeoutMs });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   try {
-    await migrateToLatest(db);
+    await migrateToLatest(db, 'postgres');
     await installChangeTrigger(pool);
   } finally {
     await db.destroy();
@@ -225,6 +240,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
       runner: createPostgresRunner(pool, readTimeoutMs),
       isUnavailable: isPostgresUnavailable,
       changedSinceLastCheck: () => changes.changedSinceLastCheck(),
+      activity: postgresActivity(db),
       runImport: (work) => runPostgresImport(pool, work),
       async close() {
         await changes.close();

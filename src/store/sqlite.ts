@@ -1,8 +1,11 @@
 import { statSync } from 'node:fs';
+import { basename, dirname, extname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { type CompiledQuery, Kysely, SqliteDialect } from 'kysely';
+import { type CompiledQuery, Kysely, Migrator, SqliteDialect, sql } from 'kysely';
+import { type ActivityDatabase, ActivityTables } from './activity-tables.js';
 import type { Database } from './database.js';
 import { KyselyStore, migrateToLatest } from './kysely-store.js';
+import { activityMigrationProvider } from './migrations/index.js';
 import type { QueryRunner } from './query-runner.js';
 import { prepareSqliteFile } from './sqlite-file-modes.js';
 import { SqliteFileStore } from './sqlite-file-store.js';
@@ -100,7 +103,14 @@ async function connectSqlite(path: string, create: boolean): Promise<Store> {
   sqlite.pragma('cache_size = -8192');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   try {
-    await migrateToLatest(db);
+    await migrateToLatest(db, 'sqlite');
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  let activity: SqliteActivity;
+  try {
+    activity = await openSqliteActivity(path === ':memory:' ? path : activityPathOf(path));
   } catch (error) {
     await db.destroy();
     throw error;
@@ -129,10 +139,81 @@ async function connectSqlite(path: string, create: boolean): Promise<Store> {
       return true;
     },
     endReadSnapshot: () => snapshot.end(),
+    activity: activity.tables,
     runImport: (work) => runSqliteImport(sqlite, work),
-    close: () => {
+    close: async () => {
       snapshot.end();
-      return db.destroy();
+      await activity.close();
+      await db.destroy();
     },
   });
+}
+
+/**
+ * Where an SQLite store's activity tables live: a file beside the store's, `marketplace-activity.db`
+ * for `marketplace.db`. Not the store's own file: every commit there changes its data_version,
+ * which tells every other process (WORKERS, the CLI) to drop its caches, and activity is flushed
+ * every few seconds by every process.
+ */
+export function activityPathOf(storePath: string): string {
+  const extension = extname(storePath);
+  return join(dirname(storePath), `${basename(storePath, extension)}-activity${extension || '.db'}`);
+}
+
+/**
+ * How a write to the activity file waits for another process's (a flush takes a few milliseconds):
+ * asleep between tries, not in SQLite's busy handler, which would hold this process's event loop
+ * and every request with it. About a second in all; then the flush fails and is tried again later.
+ */
+const ACTIVITY_WRITE_TRIES = 50;
+const ACTIVITY_WRITE_RETRY_MS = 20;
+
+const isBusy = (error: unknown) => (error as { code?: unknown }).code === 'SQLITE_BUSY';
+
+interface SqliteActivity {
+  readonly tables: ActivityTables;
+  close(): Promise<void>;
+}
+
+/** Opens (making it, mode 0600) and migrates the activity file at `path`, on a connection of its own. */
+async function openSqliteActivity(path: string): Promise<SqliteActivity> {
+  if (path !== ':memory:') prepareSqliteFile(path, false);
+  const sqlite = new BetterSqlite3(path);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('busy_timeout = 0');
+  sqlite.pragma('cache_size = -2048');
+  const db = new Kysely<ActivityDatabase>({ dialect: new SqliteDialect({ database: sqlite }) });
+  try {
+    const { error } = await new Migrator({ db, provider: activityMigrationProvider() }).migrateToLatest();
+    if (error) throw error;
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  // One connection, which Kysely lends to one caller at a time: BEGIN IMMEDIATE takes the file's
+  // write lock at once (a deferred transaction that reads first could not take it after another
+  // process wrote, and would fail rather than wait).
+  const tables = new ActivityTables(db, (work) =>
+    db.connection().execute(async (connection) => {
+      for (let tries = 1; ; tries++) {
+        try {
+          await sql`BEGIN IMMEDIATE`.execute(connection);
+          break;
+        } catch (error) {
+          if (!isBusy(error) || tries >= ACTIVITY_WRITE_TRIES) throw error;
+          await new Promise((resolve) => setTimeout(resolve, ACTIVITY_WRITE_RETRY_MS));
+        }
+      }
+      try {
+        const result = await work(connection);
+        await sql`COMMIT`.execute(connection);
+        return result;
+      } catch (error) {
+        if (sqlite.inTransaction) await sql`ROLLBACK`.execute(connection);
+        throw error;
+      }
+    }),
+  );
+  return { tables, close: () => db.destroy() };
 }

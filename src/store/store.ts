@@ -97,6 +97,44 @@ export interface KeyUse {
   readonly at: number;
 }
 
+/**
+ * One purchase code's validations on one UTC day: gathered in memory (see src/activity), then
+ * stored. The sketch is opaque to the store: it only keeps it, and merges through `ActivityMerge`.
+ */
+export interface ActivityDay {
+  /** The seller the code belonged to when it was validated. */
+  readonly account: string;
+  /** The code's lower-case key. */
+  readonly codeKey: string;
+  /** The UTC day, `YYYY-MM-DD`. */
+  readonly day: string;
+  readonly validations: number;
+  /** The day's first and last validation, in ms since the epoch. */
+  readonly firstSeen: number;
+  readonly lastSeen: number;
+  /** The distinct networks' sketch, as text. */
+  readonly sketch: string;
+  /** The sketch's estimate, kept beside it: lists are ordered by it without reading sketches. */
+  readonly networks: number;
+}
+
+/** The day as stored and the same code's day as gathered, made one (counts added, sketches merged). */
+export type ActivityMerge = (stored: ActivityDay, gathered: ActivityDay) => ActivityDay;
+
+/** One code's stored days within a window, summed (see `Store.activitySummaries`). */
+export interface ActivitySummary {
+  readonly codeKey: string;
+  readonly validations: number;
+  /** The days' network counts added up: at least as many as the window's distinct networks. */
+  readonly networkDays: number;
+  /** The most networks of any one day: at most as many as the window's distinct networks. */
+  readonly busiestDay: number;
+  /** How many days of the window had validations. */
+  readonly days: number;
+  readonly firstSeen: number;
+  readonly lastSeen: number;
+}
+
 /** An account and the digest of the key it has just lost. */
 export interface ReplacedKey {
   readonly username: string;
@@ -207,6 +245,18 @@ export interface Store {
   recordKeyUses(uses: readonly KeyUse[]): Promise<void>;
   /** When the account's current key was last used (ms since the epoch), if it has been since it was made. */
   keyLastUsedAt(username: string): Promise<number | undefined>;
+  /**
+   * Adds these gathered days to the stored ones, in one transaction that other processes' and
+   * instances' flushes wait for: a day already stored is replaced by `merge(stored, gathered)`.
+   * Not a change the API's caches hear of.
+   */
+  recordActivity(days: readonly ActivityDay[], merge: ActivityMerge): Promise<void>;
+  /** The stored days of these codes of the account, from `sinceDay` (`YYYY-MM-DD`) on, newest first. */
+  activityDays(account: string, codeKeys: readonly string[], sinceDay: string): Promise<ActivityDay[]>;
+  /** Every code of the account with a stored day from `sinceDay` on, its days summed. */
+  activitySummaries(account: string, sinceDay: string): Promise<ActivitySummary[]>;
+  /** Drops every stored day before `day` (retention); how many were dropped. */
+  dropActivityBefore(day: string): Promise<number>;
   /** The account's password hash, if it has one. */
   passwordHash(username: string): Promise<string | undefined>;
   /** Sets the account's password hash; false when there is no such account. */

@@ -28,5 +28,6 @@ export const en: VariantTexts = {
   expectations: {
     positiveInteger: 'a positive integer',
     text: 'a single text value',
+    wholeNumber: (min, max) => `a whole number from ${min} to ${max}`,
   },
 };

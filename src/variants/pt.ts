@@ -29,5 +29,6 @@ export const pt: VariantTexts = {
   expectations: {
     positiveInteger: 'um número inteiro positivo',
     text: 'um único valor de texto',
+    wholeNumber: (min, max) => `um número inteiro de ${min} a ${max}`,
   },
 };

@@ -16,5 +16,7 @@ export interface VariantTexts {
   readonly expectations: {
     readonly positiveInteger: string;
     readonly text: string;
+    /** A whole number within bounds, both included. */
+    readonly wholeNumber: (min: number, max: number) => string;
   };
 }

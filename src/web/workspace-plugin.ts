@@ -5,6 +5,8 @@ import formbody from '@fastify/formbody';
 import fastifyStatic from '@fastify/static';
 import { Eta } from 'eta';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { ActivityConfig } from '../activity/activity-config.js';
+import { purchaseCodeKey } from '../domain/purchase-code.js';
 import { decryptApiKey } from '../keys/api-keys.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import { clientIdOf } from '../limits/client-id.js';
@@ -19,6 +21,15 @@ import type { Store } from '../store/store.js';
 import type { VariantResolver } from '../variants/variant-runtime.js';
 import { createLoginAttempts } from './login-attempts.js';
 import { packageRoot } from './package-root.js';
+import {
+  CHART_DAYS,
+  codeDetails,
+  codeRows,
+  codeRowsCsv,
+  dayChart,
+  PAGE_WINDOWS,
+  pageFormats,
+} from './purchase-codes-page.js';
 import { workspaceLanguages } from './texts/workspace-languages.js';
 import type { WorkspaceTexts } from './texts/workspace-texts.js';
 import { validationExample } from './validation-example.js';
@@ -26,7 +37,11 @@ import type { WorkspaceSettings } from './workspace-config.js';
 import { createWorkspaceSessions, type LiveSession } from './workspace-sessions.js';
 
 export interface WorkspaceOptions {
-  readonly config: { readonly workspace: Readonly<WorkspaceSettings>; readonly keyRotationGraceSeconds: number };
+  readonly config: {
+    readonly workspace: Readonly<WorkspaceSettings>;
+    readonly keyRotationGraceSeconds: number;
+    readonly activity: ActivityConfig;
+  };
   readonly store: Store;
   readonly keys: KeyMaterial;
   /** The app's variant resolver (built once, in buildApp). */
@@ -82,7 +97,7 @@ interface PageContext {
   readonly csrf: string;
   readonly user?: string;
   /** The navigation entry of the page, marked as the current one. */
-  readonly nav?: 'settings';
+  readonly nav?: 'settings' | 'purchaseCodes';
 }
 
 /** A date as the pages write it: in the page's language, in UTC (the server knows no seller's zone). */
@@ -93,6 +108,18 @@ const dateText = (t: WorkspaceTexts, at: Date) => ({
 
 /** How a hidden key is written (its last four characters only), on the page and in the examples. */
 const masked = (key: string) => `${'•'.repeat(20)}${key.slice(-4)}`;
+
+/** The window a query asks for: one of the page's, else the first. */
+const windowOf = (query: unknown): number => {
+  const asked = Number((query as Record<string, unknown>).days);
+  return (PAGE_WINDOWS as readonly number[]).includes(asked) ? asked : PAGE_WINDOWS[0];
+};
+
+/** What a seller typed in the search, trimmed and bounded (a purchase code has at most 100 characters). */
+const searchOf = (query: unknown): string => {
+  const value = (query as Record<string, unknown>).code;
+  return typeof value === 'string' ? value.trim().slice(0, 200) : '';
+};
 
 const field = (body: unknown, name: string): string => {
   const value = (body as Record<string, unknown> | undefined)?.[name];
@@ -420,6 +447,44 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
         });
       }
       return settingsPage(request, reply, t, who, { reveal: flash !== undefined && 'reveal' in flash });
+    });
+
+    const purchaseCodesUrl = `${prefix}/workspace/purchase-codes`;
+
+    workspacePage('GET', purchaseCodesUrl, async (request, reply, t, who) => {
+      const days = windowOf(request.query);
+      const search = searchOf(request.query);
+      const { username } = who.account;
+      const codeKey = search === '' ? undefined : purchaseCodeKey(search);
+      const found =
+        codeKey === undefined ? undefined : await codeDetails(store, username, codeKey, config.activity.retentionDays);
+      const rows = search === '' ? await codeRows(store, username, days) : [];
+      return renderPage(reply, 200, 'purchase-codes', {
+        ...context(request, reply, t, who),
+        title: t.purchaseCodes.title,
+        nav: 'purchaseCodes',
+        url: purchaseCodesUrl,
+        days,
+        windows: PAGE_WINDOWS,
+        search,
+        notYours: search !== '' && found === undefined,
+        found,
+        chart: found && dayChart(found.activity),
+        chartDays: CHART_DAYS,
+        rows,
+        flushSeconds: config.activity.flushSeconds,
+        retentionDays: config.activity.retentionDays,
+        f: pageFormats(t.locale),
+      });
+    });
+
+    workspacePage('GET', `${purchaseCodesUrl}/export.csv`, async (request, reply, _t, who) => {
+      const days = windowOf(request.query);
+      const rows = await codeRows(store, who.account.username, days);
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="purchase-codes-last-${days}-days.csv"`)
+        .send(codeRowsCsv(rows));
     });
 
     workspacePage('POST', `${settingsUrl}/show`, async (_request, reply, _t, who) =>

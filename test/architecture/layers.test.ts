@@ -15,8 +15,9 @@ const LAYERS: readonly (readonly string[])[] = [
   ['records'],
   // the store
   ['store'],
-  // services: keys, passwords, budgets, import, export, account and purchase actions, the MarketBob source
-  ['keys', 'passwords', 'limits', 'importer', 'exporter', 'operations', 'marketbob', 'demo'],
+  // services: keys, passwords, budgets, import, export, account and purchase actions, the MarketBob
+  // source, purchase-code activity
+  ['keys', 'passwords', 'limits', 'importer', 'exporter', 'operations', 'marketbob', 'activity', 'demo'],
   // adapters: the API, its transport and door, the other surfaces, the contract's schemas, the CLI
   ['metrics', 'schemas', 'api', 'server', 'web', 'admin', 'health', 'openapi', 'cli'],
   // composition: the config, the app, the process

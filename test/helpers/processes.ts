@@ -18,13 +18,19 @@ export interface Running {
   exited(): Promise<number | string>;
 }
 
-/** Starts one of the project's entry points (`src/main.ts`, `src/cli/main.ts`) as its own process. */
+/**
+ * Starts one of the project's entry points (`src/main.ts`, `src/cli/main.ts`) as its own process:
+ * the sources through tsx, or with `built` its compiled file in dist/ (build it first), as `npm start` runs it.
+ */
 export function startNode(
   entry: string,
   args: readonly string[],
-  options: { cwd: string; env: NodeJS.ProcessEnv; input?: string },
+  options: { cwd: string; env: NodeJS.ProcessEnv; input?: string; built?: boolean },
 ): Running {
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, join(ROOT, entry), ...args], {
+  const program = options.built
+    ? [join(ROOT, 'dist', entry.replace(/\.ts$/, '.js'))]
+    : ['--import', TSX_LOADER, join(ROOT, entry)];
+  const child = spawn(process.execPath, [...program, ...args], {
     cwd: options.cwd,
     env: options.env,
     stdio: ['pipe', 'pipe', 'pipe'],

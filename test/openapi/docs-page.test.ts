@@ -13,6 +13,9 @@ const OPERATIONS = [
   { id: 'itemsAll', shows: `"id": ${DEMO_ITEM_ID}` },
   { id: 'itemsItem', shows: `"id": ${DEMO_ITEM_ID}` },
   { id: 'purchaseValidation', shows: `"purchase_code": "${DEMO_PURCHASE_CODE}"` },
+  // The validation tried just before counts: the code is in the top list.
+  { id: 'purchaseActivity', shows: `"purchase_code": "${DEMO_PURCHASE_CODE}"` },
+  { id: 'purchaseActivityTop', shows: `"purchase_code": "${DEMO_PURCHASE_CODE}"` },
 ] as const;
 
 /** What the page's labels read in each language. */
@@ -104,8 +107,8 @@ describe('the docs page', () => {
         await page.locator('.opblock').first().waitFor();
         expect(await page.title()).toBe(docsLanguages[variant.lang].pageTitle);
         expect(await page.locator('html').getAttribute('lang')).toBe(docsLanguages[variant.lang].htmlLang);
-        // Four operations (HEAD is a sentence of the introduction), no framework's top bar or logo.
-        await expect.poll(() => page.locator('.opblock').count()).toBe(4);
+        // Six operations (HEAD is a sentence of the introduction), no framework's top bar or logo.
+        await expect.poll(() => page.locator('.opblock').count()).toBe(6);
         expect(await page.locator('.topbar, img[alt*="Swagger" i], .topbar-wrapper').count()).toBe(0);
         expect(await page.locator('.info .title').innerText()).toContain(`marketplace-api (${variant.lang})`);
         expect(await page.locator('.info a[href$="/openapi.json"]').getAttribute('href')).toBe(

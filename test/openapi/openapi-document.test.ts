@@ -107,6 +107,8 @@ describe.each(TEST_STORES)('%s store: the served documents', (kind) => {
         'get /api/account/details',
         'get /api/items/all',
         'get /api/items/item',
+        'get /api/purchases/activity',
+        'get /api/purchases/activity/top',
         'post /api/purchases/validation',
       ]);
       for (const example of successes) expect(example.value.status).toBe(variant.ok);
@@ -169,8 +171,22 @@ describe.each(TEST_STORES)('%s store: the served documents', (kind) => {
       );
       expect(summaries).toEqual(
         variant.lang === 'pt'
-          ? ['Detalhes da conta', 'Todos os itens', 'Um item', 'Validar um código de compra']
-          : ['Account details', 'All items', 'One item', 'Validate a purchase code'],
+          ? [
+              'Detalhes da conta',
+              'Todos os itens',
+              'Um item',
+              'Validar um código de compra',
+              'Como um código de compra é usado',
+              'Códigos usados a partir de mais redes',
+            ]
+          : [
+              'Account details',
+              'All items',
+              'One item',
+              'Validate a purchase code',
+              'How a purchase code is used',
+              'Codes used from the most networks',
+            ],
       );
     });
 

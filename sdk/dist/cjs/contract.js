@@ -6,5 +6,5 @@ exports.INVALID_PURCHASE_CODE_MESSAGES = exports.ITEM_NOT_FOUND_MESSAGES = expor
 exports.NO_ITEMS_MESSAGES = ['No items found', 'Nenhum Item Cncontrado'];
 /** "Item not found" in every language: item() answers null for it. */
 exports.ITEM_NOT_FOUND_MESSAGES = ['Item Not Found', 'Item Não Encontrado'];
-/** "Invalid purchase code" in every language: validatePurchase() answers null for it. */
+/** "Invalid purchase code" in every language: validatePurchase() and purchaseActivity() answer null for it. */
 exports.INVALID_PURCHASE_CODE_MESSAGES = ['Invalid purchase code', 'Código de Compra Inválido'];

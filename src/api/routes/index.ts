@@ -2,7 +2,16 @@ import type { Endpoint } from '../endpoint.js';
 import { accountDetails } from './account-details.js';
 import { itemsAll } from './items-all.js';
 import { itemsItem } from './items-item.js';
+import { purchaseActivity } from './purchase-activity.js';
+import { purchaseActivityTop } from './purchase-activity-top.js';
 import { purchaseValidation } from './purchase-validation.js';
 
-/** The API's endpoints (SPEC 2), each registered once per variant base. */
-export const endpoints: readonly Endpoint[] = [accountDetails, itemsAll, itemsItem, purchaseValidation];
+/** The API's endpoints (SPEC 2, and purchase-code activity: issue 24), each registered once per variant base. */
+export const endpoints: readonly Endpoint[] = [
+  accountDetails,
+  itemsAll,
+  itemsItem,
+  purchaseValidation,
+  purchaseActivity,
+  purchaseActivityTop,
+];

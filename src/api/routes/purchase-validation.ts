@@ -8,7 +8,7 @@ export const purchaseValidation: Endpoint = {
   method: 'POST',
   path: '/api/purchases/validation',
   async handle(request, variant, context) {
-    const { cache, metrics } = context;
+    const { cache, metrics, activity } = context;
     const { texts } = variant.config;
     const apiKey = apiKeyParam(request, request.body, texts);
     const code = requiredParam('purchase_code', [request.query, request.body], texts);
@@ -16,6 +16,8 @@ export const purchaseValidation: Endpoint = {
     const codeKey = purchaseCodeKey(code);
     const found = codeKey === undefined ? undefined : await cache.purchase(codeKey, variant);
     const owner = found?.owner;
+    // The seller's own codes count, valid or not; a code of another seller's (or none) does not.
+    if (owner === account.username) activity.validated(owner, codeKey as string, request.ip);
     if (!found || owner === undefined || !purchaseIsValidFor(found.row, owner, account.username)) {
       // Refunded and cancelled are told apart for the operator only when the purchase is this seller's.
       const status = found?.row.status;

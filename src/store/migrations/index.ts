@@ -1,4 +1,5 @@
 import type { Migration, MigrationProvider } from 'kysely';
+import type { Dialect } from '../dialect.js';
 import { initial } from './0001-initial.js';
 import { workspace } from './0002-workspace.js';
 import { sessionBindings } from './0003-session-bindings.js';
@@ -6,9 +7,16 @@ import { replacedKeys } from './0004-replaced-keys.js';
 import { keyDates } from './0005-key-dates.js';
 import { keyUsage } from './0006-key-usage.js';
 import { marketbobUsers } from './0007-marketbob-users.js';
+import { purchaseActivity } from './0008-purchase-activity.js';
 
-/** Every migration in order; names are never changed once released. */
-export function migrationProvider(): MigrationProvider {
+const ACTIVITY_MIGRATIONS: Record<string, Migration> = { '0008-purchase-activity': purchaseActivity };
+
+/**
+ * Every migration of the store in order; names are never changed once released. On SQLite the
+ * activity tables are not in the store's file but in one of their own (activityMigrationProvider):
+ * their writes every few seconds would otherwise tell every other process that the store changed.
+ */
+export function migrationProvider(dialect: Dialect): MigrationProvider {
   const migrations: Record<string, Migration> = {
     '0001-initial': initial,
     '0002-workspace': workspace,
@@ -17,6 +25,12 @@ export function migrationProvider(): MigrationProvider {
     '0005-key-dates': keyDates,
     '0006-key-usage': keyUsage,
     '0007-marketbob-users': marketbobUsers,
+    ...(dialect === 'postgres' ? ACTIVITY_MIGRATIONS : {}),
   };
   return { getMigrations: async () => migrations };
+}
+
+/** The migrations of SQLite's activity file (see migrationProvider). */
+export function activityMigrationProvider(): MigrationProvider {
+  return { getMigrations: async () => ACTIVITY_MIGRATIONS };
 }

@@ -12,6 +12,7 @@ export const en: WorkspaceTexts = {
   nav: {
     label: 'Workspace',
     settings: 'Settings',
+    purchaseCodes: 'Purchase codes',
     apiDocs: 'API docs',
   },
   login: {
@@ -66,6 +67,44 @@ export const en: WorkspaceTexts = {
     newKeyShownOnce: 'Your new key is shown here in full once. Copy it now and keep it safe.',
     oldKeyStopped: 'Your previous key no longer works.',
     oldKeyWorksUntil: 'Your previous key keeps working until',
+  },
+  purchaseCodes: {
+    title: 'Purchase codes',
+    intro:
+      'Every time your software validates one of your purchase codes, it is counted here: how often, and from how many different networks. A code bought once and used from many networks has usually leaked.',
+    howCounted: (flushSeconds, retentionDays) =>
+      `A network is an IPv4 /24 or an IPv6 /48; no address is kept. Counts appear within ${plural(flushSeconds, 'second', 'seconds')} and are kept ${plural(retentionDays, 'day', 'days')}.`,
+    searchLabel: 'Purchase code',
+    searchHint: 'See how one code is used, day by day.',
+    search: 'Search',
+    notYours: (code) => `None of your purchase codes is “${code}”.`,
+    topTitle: (days) => `Seen from the most networks, last ${plural(days, 'day', 'days')}`,
+    windowLabel: 'Period',
+    lastDays: (days) => `Last ${days} days`,
+    downloadCsv: 'Download CSV',
+    none: (days) => `None of your codes was validated in the last ${plural(days, 'day', 'days')}.`,
+    columns: {
+      code: 'Purchase code',
+      item: 'Item',
+      purchased: 'Purchased',
+      validations: 'Validations',
+      networks: 'Networks',
+      lastSeen: 'Last seen',
+      status: 'Status',
+    },
+    statuses: { active: 'Active', refunded: 'Refunded', cancelled: 'Cancelled' },
+    codeTitle: (code) => `Code ${code}`,
+    totals: (retentionDays) => `Last ${plural(retentionDays, 'day', 'days')}`,
+    firstSeen: 'First seen',
+    neverSeen: 'Not validated yet',
+    chartTitle: 'Validations per day, last 30 days',
+    chartSummary: (days, validations, busiestDate, busiest) =>
+      `${plural(validations, 'validation', 'validations')} in the last ${days} days; the busiest day was ${busiestDate}, with ${busiest}.`,
+    chartEmpty: 'No validation in the last 30 days.',
+    dayTable: 'The days as a table',
+    date: 'Date (UTC)',
+    backToList: 'Back to all codes',
+    itemGone: 'Item not found',
   },
   confirm: {
     title: 'Generate a new API key?',

@@ -12,6 +12,7 @@ export const pt: WorkspaceTexts = {
   nav: {
     label: 'Painel',
     settings: 'Configurações',
+    purchaseCodes: 'Códigos de compra',
     apiDocs: 'Documentação da API',
   },
   login: {
@@ -66,6 +67,44 @@ export const pt: WorkspaceTexts = {
     newKeyShownOnce: 'Sua nova chave aparece aqui por inteiro uma única vez. Copie-a agora e guarde-a em segurança.',
     oldKeyStopped: 'Sua chave anterior não funciona mais.',
     oldKeyWorksUntil: 'Sua chave anterior continua funcionando até',
+  },
+  purchaseCodes: {
+    title: 'Códigos de compra',
+    intro:
+      'Cada vez que o seu software valida um dos seus códigos de compra, isso é contado aqui: quantas vezes, e a partir de quantas redes diferentes. Um código comprado uma vez e usado a partir de muitas redes geralmente vazou.',
+    howCounted: (flushSeconds, retentionDays) =>
+      `Uma rede é um /24 IPv4 ou um /48 IPv6; nenhum endereço é guardado. As contagens aparecem em até ${plural(flushSeconds, 'segundo', 'segundos')} e são guardadas por ${plural(retentionDays, 'dia', 'dias')}.`,
+    searchLabel: 'Código de compra',
+    searchHint: 'Veja como um código é usado, dia a dia.',
+    search: 'Buscar',
+    notYours: (code) => `Nenhum dos seus códigos de compra é “${code}”.`,
+    topTitle: (days) => `Vistos a partir de mais redes, últimos ${plural(days, 'dia', 'dias')}`,
+    windowLabel: 'Período',
+    lastDays: (days) => `Últimos ${days} dias`,
+    downloadCsv: 'Baixar CSV',
+    none: (days) => `Nenhum dos seus códigos foi validado nos últimos ${plural(days, 'dia', 'dias')}.`,
+    columns: {
+      code: 'Código de compra',
+      item: 'Item',
+      purchased: 'Comprado em',
+      validations: 'Validações',
+      networks: 'Redes',
+      lastSeen: 'Visto por último',
+      status: 'Situação',
+    },
+    statuses: { active: 'Ativo', refunded: 'Reembolsado', cancelled: 'Cancelado' },
+    codeTitle: (code) => `Código ${code}`,
+    totals: (retentionDays) => `Últimos ${plural(retentionDays, 'dia', 'dias')}`,
+    firstSeen: 'Visto pela primeira vez',
+    neverSeen: 'Ainda não validado',
+    chartTitle: 'Validações por dia, últimos 30 dias',
+    chartSummary: (days, validations, busiestDate, busiest) =>
+      `${plural(validations, 'validação', 'validações')} nos últimos ${days} dias; o dia mais movimentado foi ${busiestDate}, com ${busiest}.`,
+    chartEmpty: 'Nenhuma validação nos últimos 30 dias.',
+    dayTable: 'Os dias em uma tabela',
+    date: 'Data (UTC)',
+    backToList: 'Voltar para todos os códigos',
+    itemGone: 'Item não encontrado',
   },
   confirm: {
     title: 'Gerar uma nova chave de API?',

@@ -12,6 +12,7 @@ export interface WorkspaceTexts {
   readonly nav: {
     readonly label: string;
     readonly settings: string;
+    readonly purchaseCodes: string;
     readonly apiDocs: string;
   };
   readonly login: {
@@ -70,6 +71,46 @@ export interface WorkspaceTexts {
     readonly newKeyShownOnce: string;
     readonly oldKeyStopped: string;
     readonly oldKeyWorksUntil: string;
+  };
+  /** The Purchase codes page: how each code is used (issue 24). */
+  readonly purchaseCodes: {
+    readonly title: string;
+    readonly intro: string;
+    /** How often counts are written, and what a network is: said under the intro. */
+    readonly howCounted: (flushSeconds: number, retentionDays: number) => string;
+    readonly searchLabel: string;
+    readonly searchHint: string;
+    readonly search: string;
+    /** A search for a code that is not one of the seller's (or none): never says which. */
+    readonly notYours: (code: string) => string;
+    readonly topTitle: (days: number) => string;
+    readonly windowLabel: string;
+    readonly lastDays: (days: number) => string;
+    readonly downloadCsv: string;
+    readonly none: (days: number) => string;
+    readonly columns: {
+      readonly code: string;
+      readonly item: string;
+      readonly purchased: string;
+      readonly validations: string;
+      readonly networks: string;
+      readonly lastSeen: string;
+      readonly status: string;
+    };
+    readonly statuses: { readonly active: string; readonly refunded: string; readonly cancelled: string };
+    /** One code's card. */
+    readonly codeTitle: (code: string) => string;
+    readonly totals: (retentionDays: number) => string;
+    readonly firstSeen: string;
+    readonly neverSeen: string;
+    readonly chartTitle: string;
+    /** The chart's text for screen readers: what it shows, in one sentence. */
+    readonly chartSummary: (days: number, validations: number, busiestDate: string, busiest: number) => string;
+    readonly chartEmpty: string;
+    readonly dayTable: string;
+    readonly date: string;
+    readonly backToList: string;
+    readonly itemGone: string;
   };
   readonly confirm: {
     readonly title: string;

@@ -1,0 +1,153 @@
+import { type Kysely, sql } from 'kysely';
+import type { ActivityDay, ActivityMerge, ActivitySummary } from './store.js';
+
+/** A stored day of a code's activity (see migration 0008). */
+export interface PurchaseActivityRow {
+  account: string;
+  code_key: string;
+  day: string;
+  validations: number;
+  networks: number;
+  first_seen: number;
+  last_seen: number;
+  sketch: string;
+}
+
+/** The activity tables as Kysely sees them: in the store's database, or in SQLite's activity file. */
+export interface ActivityDatabase {
+  purchase_activity: PurchaseActivityRow;
+}
+
+/**
+ * Runs `work` in one write transaction that every other writer of the activity tables waits for
+ * (SQLite: BEGIN IMMEDIATE; PostgreSQL: a transaction-scoped advisory lock), so that a stored day
+ * read, merged and written back is never overwritten by another process's flush in between.
+ */
+export type ActivityTransaction = <T>(work: (db: Kysely<ActivityDatabase>) => Promise<T>) => Promise<T>;
+
+/** Rows per statement: 8 values each, well under SQLite's and PostgreSQL's limits on parameters. */
+const BATCH = 250;
+
+const toDay = (row: PurchaseActivityRow): ActivityDay => ({
+  account: row.account,
+  codeKey: row.code_key,
+  day: row.day,
+  validations: Number(row.validations),
+  firstSeen: Number(row.first_seen),
+  lastSeen: Number(row.last_seen),
+  sketch: row.sketch,
+  networks: Number(row.networks),
+});
+
+const toRow = (day: ActivityDay): PurchaseActivityRow => ({
+  account: day.account,
+  code_key: day.codeKey,
+  day: day.day,
+  validations: day.validations,
+  networks: day.networks,
+  first_seen: day.firstSeen,
+  last_seen: day.lastSeen,
+  sketch: day.sketch,
+});
+
+const dayKey = (day: { account: string; codeKey: string; day: string }) => `${day.account}\n${day.codeKey}\n${day.day}`;
+
+/** The activity queries, written once for both dialects. */
+export class ActivityTables {
+  constructor(
+    private readonly db: Kysely<ActivityDatabase>,
+    private readonly inWriteTransaction: ActivityTransaction,
+  ) {}
+
+  async record(days: readonly ActivityDay[], merge: ActivityMerge): Promise<void> {
+    if (days.length === 0) return;
+    await this.inWriteTransaction(async (db) => {
+      for (let start = 0; start < days.length; start += BATCH) {
+        const batch = days.slice(start, start + BATCH);
+        const stored = await db
+          .selectFrom('purchase_activity')
+          .selectAll()
+          .where((eb) =>
+            eb(
+              eb.refTuple('account', 'code_key', 'day'),
+              'in',
+              batch.map((day) => eb.tuple(day.account, day.codeKey, day.day)),
+            ),
+          )
+          .execute();
+        const byKey = new Map(stored.map((row) => [dayKey(toDay(row)), toDay(row)]));
+        const rows = batch.map((day) => {
+          const before = byKey.get(dayKey(day));
+          return toRow(before === undefined ? day : merge(before, day));
+        });
+        await db
+          .insertInto('purchase_activity')
+          .values(rows)
+          .onConflict((conflict) =>
+            conflict.columns(['account', 'code_key', 'day']).doUpdateSet((eb) => ({
+              validations: eb.ref('excluded.validations'),
+              networks: eb.ref('excluded.networks'),
+              first_seen: eb.ref('excluded.first_seen'),
+              last_seen: eb.ref('excluded.last_seen'),
+              sketch: eb.ref('excluded.sketch'),
+            })),
+          )
+          .execute();
+      }
+    });
+  }
+
+  async days(account: string, codeKeys: readonly string[], sinceDay: string): Promise<ActivityDay[]> {
+    const found: ActivityDay[] = [];
+    for (let start = 0; start < codeKeys.length; start += BATCH) {
+      const rows = await this.db
+        .selectFrom('purchase_activity')
+        .selectAll()
+        .where('account', '=', account)
+        .where('code_key', 'in', codeKeys.slice(start, start + BATCH))
+        .where('day', '>=', sinceDay)
+        .orderBy('day', 'desc')
+        .orderBy('code_key')
+        .execute();
+      found.push(...rows.map(toDay));
+    }
+    if (codeKeys.length <= BATCH) return found;
+    return found.sort((a, b) =>
+      a.day !== b.day ? (a.day < b.day ? 1 : -1) : a.codeKey < b.codeKey ? -1 : a.codeKey > b.codeKey ? 1 : 0,
+    );
+  }
+
+  async summaries(account: string, sinceDay: string): Promise<ActivitySummary[]> {
+    const rows = await this.db
+      .selectFrom('purchase_activity')
+      .select((eb) => [
+        'code_key',
+        sql<number>`cast(sum(validations) as bigint)`.as('validations'),
+        sql<number>`cast(sum(networks) as bigint)`.as('network_days'),
+        eb.fn.max('networks').as('busiest_day'),
+        sql<number>`cast(count(*) as bigint)`.as('days'),
+        eb.fn.min('first_seen').as('first_seen'),
+        eb.fn.max('last_seen').as('last_seen'),
+      ])
+      .where('account', '=', account)
+      .where('day', '>=', sinceDay)
+      .groupBy('code_key')
+      .execute();
+    return rows.map((row) => ({
+      codeKey: row.code_key,
+      validations: Number(row.validations),
+      networkDays: Number(row.network_days),
+      busiestDay: Number(row.busiest_day),
+      days: Number(row.days),
+      firstSeen: Number(row.first_seen),
+      lastSeen: Number(row.last_seen),
+    }));
+  }
+
+  async dropBefore(day: string): Promise<number> {
+    const result = await this.inWriteTransaction((db) =>
+      db.deleteFrom('purchase_activity').where('day', '<', day).executeTakeFirst(),
+    );
+    return Number(result.numDeletedRows);
+  }
+}

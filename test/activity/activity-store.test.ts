@@ -1,0 +1,98 @@
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mergeActivityDays } from '../../src/activity/activity-days.js';
+import { NetworkSketch } from '../../src/activity/network-sketch.js';
+import { loadConfig } from '../../src/config.js';
+import { openStore } from '../../src/store/open-store.js';
+import { activityPathOf } from '../../src/store/sqlite.js';
+import type { ActivityDay, Store } from '../../src/store/store.js';
+import { createTestDatabase, TEST_STORES, type TestDatabase } from '../helpers/test-database.js';
+
+const day = (codeKey: string, date: string, hashes: readonly number[], validations = hashes.length): ActivityDay => {
+  const sketch = new NetworkSketch();
+  for (const hash of hashes) sketch.add(hash);
+  const at = Date.parse(`${date}T12:00:00.000Z`);
+  return {
+    account: 'ann',
+    codeKey,
+    day: date,
+    validations,
+    firstSeen: at,
+    lastSeen: at + 1,
+    sketch: sketch.serialize(),
+    networks: sketch.estimate(),
+  };
+};
+
+describe.each(TEST_STORES)('the activity tables (%s)', (kind) => {
+  let database: TestDatabase;
+  let store: Store;
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+    store = await openStore(loadConfig(database.env).store);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await database?.drop();
+  });
+
+  it('merge a day written twice: validations added, networks united, first and last seen widened', async () => {
+    await store.recordActivity([day('c1', '2026-03-01', [1, 2, 3]), day('c2', '2026-03-01', [9])], mergeActivityDays);
+    await store.recordActivity([day('c1', '2026-03-01', [3, 4], 5), day('c1', '2026-03-02', [1])], mergeActivityDays);
+    const days = await store.activityDays('ann', ['c1', 'c2'], '2026-01-01');
+    expect(days.map((d) => [d.codeKey, d.day, d.validations, d.networks])).toEqual([
+      ['c1', '2026-03-02', 1, 1],
+      ['c1', '2026-03-01', 8, 4],
+      ['c2', '2026-03-01', 1, 1],
+    ]);
+    expect(await store.activitySummaries('ann', '2026-03-01')).toEqual(
+      expect.arrayContaining([
+        {
+          codeKey: 'c1',
+          validations: 9,
+          networkDays: 5,
+          busiestDay: 4,
+          days: 2,
+          firstSeen: Date.parse('2026-03-01T12:00:00.000Z'),
+          lastSeen: Date.parse('2026-03-02T12:00:00.001Z'),
+        },
+      ]),
+    );
+    expect(await store.activitySummaries('bob', '2026-03-01')).toEqual([]);
+    expect(await store.dropActivityBefore('2026-03-02')).toBe(2);
+    expect((await store.activityDays('ann', ['c1', 'c2'], '0000-01-01')).map((d) => d.day)).toEqual(['2026-03-02']);
+  });
+});
+
+describe('the activity tables on SQLite', () => {
+  let database: TestDatabase;
+  let store: Store;
+  beforeAll(async () => {
+    database = await createTestDatabase('sqlite');
+    store = await openStore(loadConfig(database.env).store);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await database?.drop();
+  });
+
+  it('live in a file of their own beside the store’s (mode 0600), so writing them changes nothing other processes watch', async () => {
+    const path = join(database.dir, 'marketplace.db');
+    expect(activityPathOf(path)).toBe(join(database.dir, 'marketplace-activity.db'));
+    expect(existsSync(activityPathOf(path))).toBe(true);
+    expect(statSync(activityPathOf(path)).mode & 0o777).toBe(0o600);
+    const other = new BetterSqlite3(path, { readonly: true });
+    try {
+      const version = () => other.pragma('data_version', { simple: true });
+      const before = version();
+      await store.recordActivity([day('c3', '2026-03-03', [5])], mergeActivityDays);
+      expect(version()).toBe(before);
+      const tables = other.prepare("SELECT name FROM sqlite_master WHERE name = 'purchase_activity'").all();
+      expect(tables).toEqual([]);
+    } finally {
+      other.close();
+    }
+  });
+});

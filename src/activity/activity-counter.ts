@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import type { ActivityDay, Store } from '../store/store.js';
 import { DAY_MS, dayOf, mergeActivityDays, windowStart } from './activity-days.js';
 import { NetworkSketch } from './network-sketch.js';
@@ -53,6 +54,23 @@ interface Gathered {
   readonly sketch: NetworkSketch;
 }
 
+/** How many codes' days one flush transaction writes before it lets requests in. */
+const FLUSH_BATCH = 500;
+
+/** A gathered day as the store keeps it. */
+function storedDay(entry: Gathered): ActivityDay {
+  return {
+    account: entry.account,
+    codeKey: entry.codeKey,
+    day: entry.day,
+    validations: entry.validations,
+    firstSeen: entry.firstSeen,
+    lastSeen: entry.lastSeen,
+    sketch: entry.sketch.serialize(),
+    networks: entry.sketch.estimate(),
+  };
+}
+
 export function createActivityCounter(
   store: Pick<Store, 'recordActivity' | 'dropActivityBefore'>,
   options: ActivityCounterOptions,
@@ -94,16 +112,13 @@ export function createActivityCounter(
   };
 
   /** Puts back what a failed flush took, merged with what came in since. */
-  const restore = (taken: Map<string, Map<string, Gathered>>) => {
-    for (const [day, entries] of taken) {
-      const map = dayMap(day);
-      for (const entry of entries.values()) {
-        const into = gathered(map, entry.account, entry.codeKey, day, entry.firstSeen);
-        into.validations += entry.validations;
-        into.firstSeen = Math.min(into.firstSeen, entry.firstSeen);
-        into.lastSeen = Math.max(into.lastSeen, entry.lastSeen);
-        into.sketch.merge(entry.sketch);
-      }
+  const restore = (taken: Iterable<Gathered>) => {
+    for (const entry of taken) {
+      const into = gathered(dayMap(entry.day), entry.account, entry.codeKey, entry.day, entry.firstSeen);
+      into.validations += entry.validations;
+      into.firstSeen = Math.min(into.firstSeen, entry.firstSeen);
+      into.lastSeen = Math.max(into.lastSeen, entry.lastSeen);
+      into.sketch.merge(entry.sketch);
     }
   };
 
@@ -112,26 +127,22 @@ export function createActivityCounter(
     const taken = pending;
     pending = new Map();
     today = undefined;
-    const days: ActivityDay[] = [];
-    for (const entries of taken.values()) {
-      for (const entry of entries.values()) {
-        days.push({
-          account: entry.account,
-          codeKey: entry.codeKey,
-          day: entry.day,
-          validations: entry.validations,
-          firstSeen: entry.firstSeen,
-          lastSeen: entry.lastSeen,
-          sketch: entry.sketch.serialize(),
-          networks: entry.sketch.estimate(),
-        });
+    const entries: Gathered[] = [];
+    for (const byCode of taken.values()) for (const entry of byCode.values()) entries.push(entry);
+    // In batches, each its own transaction, with the event loop free between them: one write of
+    // every code validated in the last seconds (tens of thousands on a busy store) held SQLite,
+    // and with it every request of this process, for hundreds of milliseconds.
+    for (let start = 0; start < entries.length; start += FLUSH_BATCH) {
+      const batch = entries.slice(start, start + FLUSH_BATCH);
+      try {
+        await store.recordActivity(batch.map(storedDay), mergeActivityDays);
+      } catch (error) {
+        // What this batch and the ones after it held goes back; the batches written stay written.
+        restore(entries.slice(start));
+        onError(error);
+        return;
       }
-    }
-    try {
-      await store.recordActivity(days, mergeActivityDays);
-    } catch (error) {
-      restore(taken);
-      onError(error);
+      if (start + FLUSH_BATCH < entries.length) await setImmediate();
     }
   };
 

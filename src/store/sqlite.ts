@@ -2,7 +2,12 @@ import { statSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { type CompiledQuery, Kysely, Migrator, SqliteDialect, sql } from 'kysely';
-import { type ActivityDatabase, ActivityTables } from './activity-tables.js';
+import {
+  type ActivityDatabase,
+  type ActivityRowAccess,
+  ActivityTables,
+  type PurchaseActivityRow,
+} from './activity-tables.js';
 import type { Database } from './database.js';
 import { KyselyStore, migrateToLatest } from './kysely-store.js';
 import { activityMigrationProvider } from './migrations/index.js';
@@ -194,26 +199,45 @@ async function openSqliteActivity(path: string): Promise<SqliteActivity> {
   // One connection, which Kysely lends to one caller at a time: BEGIN IMMEDIATE takes the file's
   // write lock at once (a deferred transaction that reads first could not take it after another
   // process wrote, and would fail rather than wait).
-  const tables = new ActivityTables(db, (work) =>
-    db.connection().execute(async (connection) => {
-      for (let tries = 1; ; tries++) {
-        try {
-          await sql`BEGIN IMMEDIATE`.execute(connection);
-          break;
-        } catch (error) {
-          if (!isBusy(error) || tries >= ACTIVITY_WRITE_TRIES) throw error;
-          await new Promise((resolve) => setTimeout(resolve, ACTIVITY_WRITE_RETRY_MS));
+  const find = sqlite.prepare<[string, string, string], PurchaseActivityRow>(
+    'SELECT * FROM purchase_activity WHERE account = ? AND code_key = ? AND day = ?',
+  );
+  const put = sqlite.prepare<[PurchaseActivityRow]>(
+    'INSERT INTO purchase_activity (account, code_key, day, validations, networks, first_seen, last_seen, sketch) ' +
+      'VALUES (@account, @code_key, @day, @validations, @networks, @first_seen, @last_seen, @sketch) ' +
+      'ON CONFLICT (account, code_key, day) DO UPDATE SET validations = excluded.validations, ' +
+      'networks = excluded.networks, first_seen = excluded.first_seen, last_seen = excluded.last_seen, ' +
+      'sketch = excluded.sketch',
+  );
+  const rows: ActivityRowAccess = {
+    find: (account, codeKey, day) => find.get(account, codeKey, day),
+    put: (row) => {
+      put.run(row);
+    },
+  };
+  const tables = new ActivityTables(
+    db,
+    (work) =>
+      db.connection().execute(async (connection) => {
+        for (let tries = 1; ; tries++) {
+          try {
+            await sql`BEGIN IMMEDIATE`.execute(connection);
+            break;
+          } catch (error) {
+            if (!isBusy(error) || tries >= ACTIVITY_WRITE_TRIES) throw error;
+            await new Promise((resolve) => setTimeout(resolve, ACTIVITY_WRITE_RETRY_MS));
+          }
         }
-      }
-      try {
-        const result = await work(connection);
-        await sql`COMMIT`.execute(connection);
-        return result;
-      } catch (error) {
-        if (sqlite.inTransaction) await sql`ROLLBACK`.execute(connection);
-        throw error;
-      }
-    }),
+        try {
+          const result = await work(connection);
+          await sql`COMMIT`.execute(connection);
+          return result;
+        } catch (error) {
+          if (sqlite.inTransaction) await sql`ROLLBACK`.execute(connection);
+          throw error;
+        }
+      }),
+    rows,
   );
   return { tables, close: () => db.destroy() };
 }

@@ -156,7 +156,10 @@ export class ApiDoor {
     this.accessLog = log.level === 'debug' || log.level === 'trace';
     this.trusted = trustProxy.length > 0 ? proxyAddr.compile([...trustProxy]) : undefined;
     // Labelled by the endpoint's path, whatever the variant's base: the variant is a label of its own.
-    for (const route of api.routes.routes) this.recorders.set(route, metrics.routeRecorders(route.endpoint.path));
+    for (const route of api.routes.routes) {
+      this.recorders.set(route, metrics.routeRecorders(route.endpoint.path));
+      this.variants.set(route, new Map());
+    }
     this.unrouted = metrics.routeRecorders('unrouted');
   }
 
@@ -173,22 +176,18 @@ export class ApiDoor {
     const host = this.hostOf(req);
     const route = routes.find(path);
     const variant = route === undefined ? undefined : this.variantFor(route, host);
-    if (route === undefined || variant === undefined) {
+    // RFC 9112 3.2: an HTTP/1.1 request that names no host is a 400 (Node is told to let it in),
+    // whatever its path or method.
+    const hostless = headers.host === undefined && req.httpVersion === '1.1';
+    if (hostless || route === undefined || variant === undefined) {
       const fallback = this.resolver.forPath(path, host).variant;
       const reply = new DoorReply(res, this, id, method, null, this.unrouted, fallback);
-      // RFC 9112 3.2: an HTTP/1.1 request that names no host is a 400 (Node is told to let it in).
-      sendError(
-        reply,
-        fallback,
-        headers.host === undefined && req.httpVersion === '1.1' ? 'malformedRequest' : 'notFound',
-      );
+      sendError(reply, fallback, hostless ? 'malformedRequest' : 'notFound');
       return true;
     }
-    const allowed = route.endpoint.method === method || (method === 'HEAD' && route.endpoint.method === 'GET');
-    if (!allowed || (headers.host === undefined && req.httpVersion === '1.1')) {
+    if (route.endpoint.method !== method && !(method === 'HEAD' && route.endpoint.method === 'GET')) {
       const reply = new DoorReply(res, this, id, method, null, this.unrouted, variant);
-      if (allowed) sendError(reply, variant, 'malformedRequest');
-      else sendError(reply.header('allow', route.allow), variant, 'methodNotAllowed');
+      sendError(reply.header('allow', route.allow), variant, 'methodNotAllowed');
       return true;
     }
 
@@ -252,11 +251,7 @@ export class ApiDoor {
    * (clients name a handful; a flood of made-up hosts is resolved each time, not remembered).
    */
   private variantFor(route: ApiRoute, host: string): VariantRuntime | undefined {
-    let byHost = this.variants.get(route);
-    if (byHost === undefined) {
-      byHost = new Map();
-      this.variants.set(route, byHost);
-    }
+    const byHost = this.variants.get(route) as Map<string, VariantRuntime | null>;
     const known = byHost.get(host);
     if (known !== undefined) return known ?? undefined;
     const variant = this.resolver.forPrefix(route.prefix, host);

@@ -610,6 +610,15 @@ describe.each(TEST_STORES)('%s store', (kind) => {
       );
       expect(answer?.status).toBe(400);
       expect(answer?.body).toBe(JSON.stringify({ status: 'Erro', msg: 'A solicitação está malformada' }));
+      // Before its method or path is looked at: not a 405, nor a 404.
+      for (const line of ['DELETE /api/items/all', 'GET /api/nowhere']) {
+        const [other] = await exchange([`${line} HTTP/1.1\r\nX-Api-Key: ${KEYS.alice}\r\n\r\n`], `no Host, ${line}`);
+        expect([other?.status, other?.headers.allow, other?.body]).toEqual([
+          400,
+          undefined,
+          JSON.stringify({ status: 'error', msg: 'The request is malformed' }),
+        ]);
+      }
     });
 
     it('an Expect other than 100-continue is ignored (Node alone would send an empty 417)', async () => {

@@ -7,7 +7,6 @@ import { readMultipart } from './multipart-body.js';
 const NO_BODY: BodyOutcome = { body: undefined };
 /** A `__proto__` or `constructor.prototype` key is a malformed body, not a way into our objects. */
 const JSON_PARSE_OPTIONS = { protoAction: 'error', constructorAction: 'error' } as const;
-const TOKEN = /^[\w!#$%&'*+.^`|~-]+$/;
 
 type BodyKind = 'json' | 'form' | 'multipart';
 const KINDS: ReadonlyMap<string, BodyKind> = new Map([
@@ -27,12 +26,8 @@ export function bodyKindOf(contentType: string): BodyKind | undefined {
   const known = KNOWN.get(contentType);
   if (known !== undefined) return known;
   const semicolon = contentType.indexOf(';');
-  const mediaType = (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
-  const slash = mediaType.indexOf('/');
-  if (slash === -1 || !TOKEN.test(mediaType.slice(0, slash)) || !TOKEN.test(mediaType.slice(slash + 1))) {
-    return undefined;
-  }
-  return KINDS.get(mediaType);
+  // Only the three media types are looked up: anything malformed is none of them.
+  return KINDS.get((semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase());
 }
 
 /**

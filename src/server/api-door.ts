@@ -17,7 +17,7 @@ import type { BodyOutcome } from './body-outcome.js';
 import { classifyError, reportFailure } from './error-classifier.js';
 import { readBody } from './request-body.js';
 import { requestIdOf } from './request-id.js';
-import { pathOf, queryOf } from './url-path.js';
+import { pathOf } from './url-path.js';
 
 export interface ApiDoorOptions {
   readonly api: Api;
@@ -192,7 +192,8 @@ export class ApiDoor {
     }
 
     const reply = new DoorReply(res, this, id, method, route, this.recorders.get(route) as Recorders, variant);
-    const queryText = queryOf(url);
+    // What follows the path and its `?`: the target is not scanned again.
+    const queryText = url.length === path.length ? '' : url.slice(path.length + 1);
     const query = queryText === '' ? {} : parseQuery(queryText);
     const request = new DoorRequest(id, headers, query, this.clientAddress(req));
     if (!this.api.admitClient(request, reply, variant)) return true;

@@ -3,9 +3,3 @@ export function pathOf(url: string): string {
   const queryAt = url.indexOf('?');
   return queryAt === -1 ? url : url.slice(0, queryAt);
 }
-
-/** A request target's query string without its `?`: '' when there is none. */
-export function queryOf(url: string): string {
-  const queryAt = url.indexOf('?');
-  return queryAt === -1 ? '' : url.slice(queryAt + 1);
-}

@@ -1,6 +1,6 @@
 import { setImmediate } from 'node:timers/promises';
-import type { ActivityDay, Store } from '../store/store.js';
-import { DAY_MS, dayOf, mergeActivityDays, windowStart } from './activity-days.js';
+import type { ActivityDelta, Store } from '../store/store.js';
+import { DAY_MS, dayOf, readSketch, windowStart } from './activity-days.js';
 import { NetworkSketch } from './network-sketch.js';
 
 /** How often old days are looked for: the drop is cheap (an indexed delete), and days end daily. */
@@ -19,6 +19,11 @@ const CLOCK_TICK_MS = 100;
  * (a map lookup, a count, and the client's network added to the code's sketch) and written in one
  * batch every `flushSeconds` and at close, as KeyUsage does: no request waits for a write. Every
  * process gathers its own; the store adds them up.
+ *
+ * A code's day stays in memory after it is written (up to KEPT_CODES of today's), with every
+ * network this process saw it from: a code validated again from networks already written then
+ * costs its flush one counts-only update, with no sketch read, merged or written. That is nearly
+ * every code on a busy store, where each install validates from the network it did yesterday.
  */
 export interface ActivityCounter {
   /** A validation of `account`'s own code (valid, refunded or cancelled) from the client at `address`. */
@@ -43,31 +48,51 @@ export interface ActivityCounterOptions {
   readonly now?: () => number;
 }
 
-/** One code's validations on one day, as gathered. */
+/** One code's validations on one day, as gathered, kept between flushes. */
 interface Gathered {
   readonly account: string;
   readonly codeKey: string;
   readonly day: string;
+  /** Counted since the last write. */
   validations: number;
+  /** The first and last validation this process counted that day (min and max: written again, they change nothing). */
   firstSeen: number;
   lastSeen: number;
+  /** Every network this process saw the code validated from that day. */
   readonly sketch: NetworkSketch;
+  /** Whether the sketch holds a network not written yet. */
+  fresh: boolean;
+  /** Whether this process wrote the day: its sketch then is in the stored one, as it was. */
+  stored: boolean;
+  /** Whether it waits for the next flush. */
+  queued: boolean;
 }
 
 /** How many codes' days one flush transaction writes before it lets requests in. */
 const FLUSH_BATCH = 500;
 
-/** A gathered day as the store keeps it. */
-function storedDay(entry: Gathered): ActivityDay {
+/**
+ * Today's codes kept in memory, at most (about 200 bytes each), once written: past it, half are
+ * let go, and those take a whole write (sketch read and merged) when validated again.
+ */
+export const KEPT_CODES = 100_000;
+
+/** What a flush adds for the entry: its `validations` counted, its sketch merged only when `networksStored` is false. */
+function deltaOf(entry: Gathered, validations: number, networksStored: boolean): ActivityDelta {
   return {
     account: entry.account,
     codeKey: entry.codeKey,
     day: entry.day,
-    validations: entry.validations,
+    validations,
     firstSeen: entry.firstSeen,
     lastSeen: entry.lastSeen,
-    sketch: entry.sketch.serialize(),
-    networks: entry.sketch.estimate(),
+    networksStored,
+    sketchWith(stored) {
+      if (stored === undefined) return { sketch: entry.sketch.serialize(), networks: entry.sketch.estimate() };
+      const sketch = readSketch(stored);
+      sketch.merge(entry.sketch);
+      return { sketch: sketch.serialize(), networks: sketch.estimate() };
+    },
   };
 }
 
@@ -82,18 +107,19 @@ export function createActivityCounter(
   const clockTimer = options.now === undefined ? setInterval(() => (ticked = now()), CLOCK_TICK_MS) : undefined;
   clockTimer?.unref();
   const validationTime = options.now ?? (() => ticked);
-  /** By day, then by code key (or account and code key, for a code that changed hands that day). */
-  let pending = new Map<string, Map<string, Gathered>>();
+  /** By day, then by code (by account and code for a code counted for two sellers that day). */
+  const days = new Map<string, Map<string, Gathered>>();
+  let queue: Gathered[] = [];
   let today: Map<string, Gathered> | undefined;
   let currentDay = '';
   let dayEnds = 0;
   let closed = false;
 
   const dayMap = (day: string) => {
-    let map = pending.get(day);
+    let map = days.get(day);
     if (map === undefined) {
       map = new Map();
-      pending.set(day, map);
+      days.set(day, map);
     }
     return map;
   };
@@ -105,45 +131,83 @@ export function createActivityCounter(
     const key = entry === undefined ? codeKey : `${account}\n${codeKey}`;
     entry = map.get(key);
     if (entry === undefined) {
-      entry = { account, codeKey, day, validations: 0, firstSeen: at, lastSeen: at, sketch: new NetworkSketch() };
+      entry = {
+        account,
+        codeKey,
+        day,
+        validations: 0,
+        firstSeen: at,
+        lastSeen: at,
+        sketch: new NetworkSketch(),
+        fresh: false,
+        stored: false,
+        queued: false,
+      };
       map.set(key, entry);
     }
     return entry;
   };
 
-  /** Puts back what a failed flush took, merged with what came in since. */
-  const restore = (taken: Iterable<Gathered>) => {
-    for (const entry of taken) {
-      const into = gathered(dayMap(entry.day), entry.account, entry.codeKey, entry.day, entry.firstSeen);
-      into.validations += entry.validations;
-      into.firstSeen = Math.min(into.firstSeen, entry.firstSeen);
-      into.lastSeen = Math.max(into.lastSeen, entry.lastSeen);
-      into.sketch.merge(entry.sketch);
+  const enqueue = (entry: Gathered) => {
+    if (entry.queued) return;
+    entry.queued = true;
+    queue.push(entry);
+  };
+
+  /** Lets go of the days before today once written, and of written codes past KEPT_CODES. */
+  const forget = () => {
+    for (const [day, map] of days) {
+      if (day === currentDay) {
+        if (map.size <= KEPT_CODES) continue;
+        for (const [key, entry] of map) {
+          if (map.size <= KEPT_CODES / 2) break;
+          if (!entry.queued) map.delete(key);
+        }
+      } else if (![...map.values()].some((entry) => entry.queued)) {
+        days.delete(day);
+        if (map === today) today = undefined;
+      }
     }
   };
 
   const writeGathered = async () => {
-    if (pending.size === 0) return;
-    const taken = pending;
-    pending = new Map();
-    today = undefined;
-    const entries: Gathered[] = [];
-    for (const byCode of taken.values()) for (const entry of byCode.values()) entries.push(entry);
+    if (queue.length === 0) return;
+    const taken = queue;
+    queue = [];
     // In batches, each its own transaction, with the event loop free between them: one write of
     // every code validated in the last seconds (tens of thousands on a busy store) held SQLite,
     // and with it every request of this process, for hundreds of milliseconds.
-    for (let start = 0; start < entries.length; start += FLUSH_BATCH) {
-      const batch = entries.slice(start, start + FLUSH_BATCH);
+    for (let start = 0; start < taken.length; start += FLUSH_BATCH) {
+      const batch = taken.slice(start, start + FLUSH_BATCH);
+      // Validations that come while the batch is written count towards the next flush.
+      const deltas = batch.map((entry) => {
+        const delta = deltaOf(entry, entry.validations, entry.stored && !entry.fresh);
+        entry.validations = 0;
+        entry.fresh = false;
+        entry.queued = false;
+        return delta;
+      });
       try {
-        await store.recordActivity(batch.map(storedDay), mergeActivityDays);
+        await store.recordActivity(deltas);
       } catch (error) {
-        // What this batch and the ones after it held goes back; the batches written stay written.
-        restore(entries.slice(start));
+        // What this batch held goes back, and the batches after it wait: the ones written stay written.
+        batch.forEach((entry, at) => {
+          const delta = deltas[at] as ActivityDelta;
+          entry.validations += delta.validations;
+          if (!delta.networksStored) entry.fresh = true;
+          enqueue(entry);
+        });
+        for (const entry of taken.slice(start + FLUSH_BATCH)) {
+          entry.queued = false;
+          enqueue(entry);
+        }
         onError(error);
         return;
       }
-      if (start + FLUSH_BATCH < entries.length) await setImmediate();
+      for (const entry of batch) entry.stored = true;
+      if (start + FLUSH_BATCH < taken.length) await setImmediate();
     }
+    forget();
   };
 
   let flushing: Promise<void> = Promise.resolve();
@@ -181,7 +245,9 @@ export function createActivityCounter(
           const entry = gathered(today, account, codeKey, currentDay, at);
           entry.validations++;
           if (at > entry.lastSeen) entry.lastSeen = at;
-          if (address !== undefined) entry.sketch.add(networkHash(address));
+          if (at < entry.firstSeen) entry.firstSeen = at;
+          if (address !== undefined && entry.sketch.add(networkHash(address))) entry.fresh = true;
+          enqueue(entry);
         }
       : () => {},
     flush,

@@ -20,6 +20,9 @@ const LOW_BITS = (1 << Q) - 1;
 export const EXACT_LIMIT = 1024;
 const ALPHA_INFINITY = 1 / (2 * Math.log(2));
 
+/** No network yet: hashes are unsigned 32-bit, so -1 is none of them. */
+const NONE = -1;
+
 const SPARSE_FORMAT = 1;
 const DENSE_FORMAT = 2;
 
@@ -32,49 +35,71 @@ export class SketchFormatError extends Error {
 }
 
 export class NetworkSketch {
-  private hashes: Set<number> | undefined = new Set();
+  /**
+   * The one network seen while there is only one (NONE before the first): most codes are validated
+   * from one network, and a Set per code, made by the tens of thousands between two flushes, was
+   * most of what counting cost the validation path.
+   */
+  private single = NONE;
+  private hashes: Set<number> | undefined;
   private registers: Uint8Array | undefined;
 
-  /** Adds one network, given as its 32-bit keyed hash (see createNetworkHasher). */
-  add(hash: number): void {
-    const { hashes } = this;
+  /** Adds one network, given as its 32-bit keyed hash (see createNetworkHasher); true when the sketch changed. */
+  add(hash: number): boolean {
+    const value = hash >>> 0;
+    const { hashes, registers } = this;
+    if (registers !== undefined) return addToRegisters(registers, value);
     if (hashes !== undefined) {
-      hashes.add(hash >>> 0);
+      if (hashes.has(value)) return false;
+      hashes.add(value);
       if (hashes.size > EXACT_LIMIT) this.densify();
-      return;
+      return true;
     }
-    addToRegisters(this.registers as Uint8Array, hash >>> 0);
+    if (this.single === NONE) {
+      this.single = value;
+      return true;
+    }
+    if (this.single === value) return false;
+    this.hashes = new Set([this.single, value]);
+    this.single = NONE;
+    return true;
   }
 
   /** Adds every network of `other` (the union of both). */
   merge(other: NetworkSketch): void {
-    if (other.hashes !== undefined) {
-      for (const hash of other.hashes) this.add(hash);
+    if (other.registers === undefined) {
+      for (const hash of other.exactHashes()) this.add(hash);
       return;
     }
-    if (this.hashes !== undefined) this.densify();
-    const mine = this.registers as Uint8Array;
-    const theirs = other.registers as Uint8Array;
+    const mine = this.registers ?? this.densify();
+    const theirs = other.registers;
     for (let index = 0; index < REGISTERS; index++) {
       if ((theirs[index] as number) > (mine[index] as number)) mine[index] = theirs[index] as number;
     }
   }
 
+  /** The hashes of an exact sketch (none of a dense one). */
+  private exactHashes(): Iterable<number> {
+    if (this.hashes !== undefined) return this.hashes;
+    return this.single === NONE || this.registers !== undefined ? [] : [this.single];
+  }
+
   /** How many distinct networks: exact up to EXACT_LIMIT, then within 2 % (five standard errors). */
   estimate(): number {
+    if (this.registers !== undefined) return estimateRegisters(this.registers);
     if (this.hashes !== undefined) return this.hashes.size;
-    return estimateRegisters(this.registers as Uint8Array);
+    return this.single === NONE ? 0 : 1;
   }
 
   /** True while the sketch counts exactly. */
   get exact(): boolean {
-    return this.hashes !== undefined;
+    return this.registers === undefined;
   }
 
   /** The stored form, as text (base64): a format byte, then the sorted hashes or the deflated registers. */
   serialize(): string {
-    if (this.hashes !== undefined) {
-      const sorted = Uint32Array.from(this.hashes).sort();
+    if (this.registers === undefined) {
+      const sorted = Uint32Array.from(this.exactHashes()).sort();
       const bytes = Buffer.allocUnsafe(1 + sorted.length * 4);
       bytes[0] = SPARSE_FORMAT;
       for (let at = 0; at < sorted.length; at++) bytes.writeUInt32BE(sorted[at] as number, 1 + at * 4);
@@ -99,27 +124,31 @@ export class NetworkSketch {
         throw new SketchFormatError('a stored network sketch is damaged');
       }
       if (registers.length !== REGISTERS) throw new SketchFormatError('a stored network sketch has the wrong size');
-      sketch.hashes = undefined;
       sketch.registers = new Uint8Array(registers);
       return sketch;
     }
     throw new SketchFormatError('a stored network sketch is of an unknown format');
   }
 
-  private densify(): void {
+  private densify(): Uint8Array {
     const registers = new Uint8Array(REGISTERS);
-    for (const hash of this.hashes as Set<number>) addToRegisters(registers, hash);
+    for (const hash of this.exactHashes()) addToRegisters(registers, hash);
     this.hashes = undefined;
+    this.single = NONE;
     this.registers = registers;
+    return registers;
   }
 }
 
-function addToRegisters(registers: Uint8Array, hash: number): void {
+/** True when the hash raised its register. */
+function addToRegisters(registers: Uint8Array, hash: number): boolean {
   const index = hash >>> Q;
   const rest = hash & LOW_BITS;
   // Leading zeros of the Q low bits, plus one; Q + 1 when they are all zero.
   const value = rest === 0 ? Q + 1 : Math.clz32(rest) - P + 1;
-  if (value > (registers[index] as number)) registers[index] = value;
+  if (value <= (registers[index] as number)) return false;
+  registers[index] = value;
+  return true;
 }
 
 /**

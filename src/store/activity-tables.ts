@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { ActivityDay, ActivityMerge, ActivitySummary } from './store.js';
+import type { ActivityDay, ActivityDelta, ActivitySummary } from './store.js';
 
 /** A stored day of a code's activity (see migration 0008). */
 export interface PurchaseActivityRow {
@@ -33,6 +33,8 @@ export type ActivityTransaction = <T>(work: (db: Kysely<ActivityDatabase>) => Pr
 export interface ActivityRowAccess {
   find(account: string, codeKey: string, day: string): PurchaseActivityRow | undefined;
   put(row: PurchaseActivityRow): void;
+  /** Adds the delta's counts to its stored day, its sketch untouched; false when that day is not stored. */
+  addCounts(delta: ActivityDelta): boolean;
 }
 
 /** Rows per statement: 8 values each, well under SQLite's and PostgreSQL's limits on parameters. */
@@ -49,18 +51,24 @@ const toDay = (row: PurchaseActivityRow): ActivityDay => ({
   networks: Number(row.networks),
 });
 
-const toRow = (day: ActivityDay): PurchaseActivityRow => ({
-  account: day.account,
-  code_key: day.codeKey,
-  day: day.day,
-  validations: day.validations,
-  networks: day.networks,
-  first_seen: day.firstSeen,
-  last_seen: day.lastSeen,
-  sketch: day.sketch,
-});
+/** The stored day (if any) with the delta added: counts summed, times widened, networks merged. */
+function withDelta(before: PurchaseActivityRow | undefined, delta: ActivityDelta): PurchaseActivityRow {
+  const { sketch, networks } = delta.sketchWith(before?.sketch);
+  return {
+    account: delta.account,
+    code_key: delta.codeKey,
+    day: delta.day,
+    validations: Number(before?.validations ?? 0) + delta.validations,
+    networks,
+    first_seen: before === undefined ? delta.firstSeen : Math.min(Number(before.first_seen), delta.firstSeen),
+    last_seen: before === undefined ? delta.lastSeen : Math.max(Number(before.last_seen), delta.lastSeen),
+    sketch,
+  };
+}
 
-const dayKey = (day: { account: string; codeKey: string; day: string }) => `${day.account}\n${day.codeKey}\n${day.day}`;
+const rowKeyOf = (delta: ActivityDelta) => ({ account: delta.account, code_key: delta.codeKey, day: delta.day });
+const dayKey = (day: { account: string; code_key: string; day: string }) =>
+  `${day.account}\n${day.code_key}\n${day.day}`;
 
 /** The activity queries, written once for both dialects. */
 export class ActivityTables {
@@ -71,52 +79,78 @@ export class ActivityTables {
     private readonly rows?: ActivityRowAccess,
   ) {}
 
-  async record(days: readonly ActivityDay[], merge: ActivityMerge): Promise<void> {
-    if (days.length === 0) return;
+  async record(deltas: readonly ActivityDelta[]): Promise<void> {
+    if (deltas.length === 0) return;
     const { rows } = this;
     if (rows !== undefined) {
       await this.inWriteTransaction(async () => {
-        for (const day of days) {
-          const before = rows.find(day.account, day.codeKey, day.day);
-          rows.put(toRow(before === undefined ? day : merge(toDay(before), day)));
+        for (const delta of deltas) {
+          if (delta.networksStored && rows.addCounts(delta)) continue;
+          rows.put(withDelta(rows.find(delta.account, delta.codeKey, delta.day), delta));
         }
       });
       return;
     }
     await this.inWriteTransaction(async (db) => {
-      for (let start = 0; start < days.length; start += BATCH) {
-        const batch = days.slice(start, start + BATCH);
-        const stored = await db
-          .selectFrom('purchase_activity')
-          .selectAll()
-          .where((eb) =>
-            eb(
-              eb.refTuple('account', 'code_key', 'day'),
-              'in',
-              batch.map((day) => eb.tuple(day.account, day.codeKey, day.day)),
-            ),
-          )
-          .execute();
-        const byKey = new Map(stored.map((row) => [dayKey(toDay(row)), toDay(row)]));
-        const rows = batch.map((day) => {
-          const before = byKey.get(dayKey(day));
-          return toRow(before === undefined ? day : merge(before, day));
-        });
-        await db
-          .insertInto('purchase_activity')
-          .values(rows)
-          .onConflict((conflict) =>
-            conflict.columns(['account', 'code_key', 'day']).doUpdateSet((eb) => ({
-              validations: eb.ref('excluded.validations'),
-              networks: eb.ref('excluded.networks'),
-              first_seen: eb.ref('excluded.first_seen'),
-              last_seen: eb.ref('excluded.last_seen'),
-              sketch: eb.ref('excluded.sketch'),
-            })),
-          )
-          .execute();
+      for (let start = 0; start < deltas.length; start += BATCH) {
+        const batch = deltas.slice(start, start + BATCH);
+        const counted = await this.addCounts(
+          db,
+          batch.filter((delta) => delta.networksStored),
+        );
+        const whole = batch.filter((delta) => !counted.has(dayKey(rowKeyOf(delta))));
+        if (whole.length > 0) await this.writeWhole(db, whole);
       }
     });
+  }
+
+  /** Adds the deltas' counts to their stored days in one statement: the keys of the days that were stored. */
+  private async addCounts(db: Kysely<ActivityDatabase>, deltas: readonly ActivityDelta[]): Promise<Set<string>> {
+    if (deltas.length === 0) return new Set();
+    const values = sql.join(
+      deltas.map(
+        (delta) =>
+          sql`(${delta.account}, ${delta.codeKey}, ${delta.day}, ${delta.validations}::bigint, ${delta.firstSeen}::bigint, ${delta.lastSeen}::bigint)`,
+      ),
+    );
+    const { rows } = await sql<{ account: string; code_key: string; day: string }>`
+      UPDATE purchase_activity AS stored
+      SET validations = stored.validations + delta.validations,
+          first_seen = least(stored.first_seen, delta.first_seen),
+          last_seen = greatest(stored.last_seen, delta.last_seen)
+      FROM (VALUES ${values}) AS delta (account, code_key, day, validations, first_seen, last_seen)
+      WHERE stored.account = delta.account AND stored.code_key = delta.code_key AND stored.day = delta.day
+      RETURNING stored.account, stored.code_key, stored.day`.execute(db);
+    return new Set(rows.map(dayKey));
+  }
+
+  /** Reads the deltas' stored days, and writes each back with its delta added (or new). */
+  private async writeWhole(db: Kysely<ActivityDatabase>, deltas: readonly ActivityDelta[]): Promise<void> {
+    const stored = await db
+      .selectFrom('purchase_activity')
+      .selectAll()
+      .where((eb) =>
+        eb(
+          eb.refTuple('account', 'code_key', 'day'),
+          'in',
+          deltas.map((delta) => eb.tuple(delta.account, delta.codeKey, delta.day)),
+        ),
+      )
+      .execute();
+    const byKey = new Map(stored.map((row) => [dayKey(row), row]));
+    await db
+      .insertInto('purchase_activity')
+      .values(deltas.map((delta) => withDelta(byKey.get(dayKey(rowKeyOf(delta))), delta)))
+      .onConflict((conflict) =>
+        conflict.columns(['account', 'code_key', 'day']).doUpdateSet((eb) => ({
+          validations: eb.ref('excluded.validations'),
+          networks: eb.ref('excluded.networks'),
+          first_seen: eb.ref('excluded.first_seen'),
+          last_seen: eb.ref('excluded.last_seen'),
+          sketch: eb.ref('excluded.sketch'),
+        })),
+      )
+      .execute();
   }
 
   async days(account: string, codeKeys: readonly string[], sinceDay: string): Promise<ActivityDay[]> {

@@ -8,7 +8,7 @@ import { migrationProvider } from './migrations/index.js';
 import type { QueryRunner } from './query-runner.js';
 import {
   type ActivityDay,
-  type ActivityMerge,
+  type ActivityDelta,
   type ActivitySummary,
   type ImportSession,
   type KeyUse,
@@ -227,9 +227,9 @@ export class KyselyStore implements Store {
     });
   }
 
-  recordActivity(days: readonly ActivityDay[], merge: ActivityMerge): Promise<void> {
+  recordActivity(deltas: readonly ActivityDelta[]): Promise<void> {
     // Not a change the API's caches must hear of: the activity tables have no change trigger.
-    return this.guard(() => this.parts.activity.record(days, merge));
+    return this.guard(() => this.parts.activity.record(deltas));
   }
 
   activityDays(account: string, codeKeys: readonly string[], sinceDay: string): Promise<ActivityDay[]> {

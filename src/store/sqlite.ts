@@ -209,11 +209,18 @@ async function openSqliteActivity(path: string): Promise<SqliteActivity> {
       'networks = excluded.networks, first_seen = excluded.first_seen, last_seen = excluded.last_seen, ' +
       'sketch = excluded.sketch',
   );
+  const addCounts = sqlite.prepare<[number, number, number, string, string, string]>(
+    'UPDATE purchase_activity SET validations = validations + ?, first_seen = min(first_seen, ?), ' +
+      'last_seen = max(last_seen, ?) WHERE account = ? AND code_key = ? AND day = ?',
+  );
   const rows: ActivityRowAccess = {
     find: (account, codeKey, day) => find.get(account, codeKey, day),
     put: (row) => {
       put.run(row);
     },
+    addCounts: (delta) =>
+      addCounts.run(delta.validations, delta.firstSeen, delta.lastSeen, delta.account, delta.codeKey, delta.day)
+        .changes > 0,
   };
   const tables = new ActivityTables(
     db,

@@ -97,10 +97,7 @@ export interface KeyUse {
   readonly at: number;
 }
 
-/**
- * One purchase code's validations on one UTC day: gathered in memory (see src/activity), then
- * stored. The sketch is opaque to the store: it only keeps it, and merges through `ActivityMerge`.
- */
+/** One purchase code's validations on one UTC day, as stored (see src/activity). */
 export interface ActivityDay {
   /** The seller the code belonged to when it was validated. */
   readonly account: string;
@@ -118,8 +115,27 @@ export interface ActivityDay {
   readonly networks: number;
 }
 
-/** The day as stored and the same code's day as gathered, made one (counts added, sketches merged). */
-export type ActivityMerge = (stored: ActivityDay, gathered: ActivityDay) => ActivityDay;
+/**
+ * What one flush adds to a code's stored day (see src/activity): the validations gathered since
+ * the last flush and the networks seen. The sketch is opaque to the store: the delta merges it
+ * into the stored one itself.
+ */
+export interface ActivityDelta {
+  readonly account: string;
+  readonly codeKey: string;
+  readonly day: string;
+  readonly validations: number;
+  readonly firstSeen: number;
+  readonly lastSeen: number;
+  /**
+   * True when every network of the delta is in the stored day already (this process wrote it
+   * there): only the counts move, and no sketch is read or written. A day not stored after all
+   * is written whole.
+   */
+  readonly networksStored: boolean;
+  /** The day's sketch with the delta's networks added to `stored` (the stored day's, or none), and its estimate. */
+  sketchWith(stored: string | undefined): { readonly sketch: string; readonly networks: number };
+}
 
 /** One code's stored days within a window, summed (see `Store.activitySummaries`). */
 export interface ActivitySummary {
@@ -246,11 +262,10 @@ export interface Store {
   /** When the account's current key was last used (ms since the epoch), if it has been since it was made. */
   keyLastUsedAt(username: string): Promise<number | undefined>;
   /**
-   * Adds these gathered days to the stored ones, in one transaction that other processes' and
-   * instances' flushes wait for: a day already stored is replaced by `merge(stored, gathered)`.
-   * Not a change the API's caches hear of.
+   * Adds these gathered counts and networks to the stored days, in one transaction that other
+   * processes' and instances' flushes wait for. Not a change the API's caches hear of.
    */
-  recordActivity(days: readonly ActivityDay[], merge: ActivityMerge): Promise<void>;
+  recordActivity(deltas: readonly ActivityDelta[]): Promise<void>;
   /** The stored days of these codes of the account, from `sinceDay` (`YYYY-MM-DD`) on, newest first. */
   activityDays(account: string, codeKeys: readonly string[], sinceDay: string): Promise<ActivityDay[]>;
   /** Every code of the account with a stored day from `sinceDay` on, its days summed. */

@@ -1,22 +1,39 @@
 import { describe, expect, it } from 'vitest';
 import { createActivityCounter } from '../../src/activity/activity-counter.js';
-import { mergeActivityDays } from '../../src/activity/activity-days.js';
-import type { ActivityDay, ActivityMerge } from '../../src/store/store.js';
+import { NetworkSketch } from '../../src/activity/network-sketch.js';
+import type { ActivityDay, ActivityDelta } from '../../src/store/store.js';
+import { activityDelta } from '../helpers/activity-delta.js';
 
-/** A store's two activity writes, in memory, that can be told to fail. */
+/**
+ * A store's two activity writes, in memory, that can be told to fail: a delta whose networks are
+ * stored moves the counts alone, as the stores do (`countsOnly` says how many did).
+ */
 function memoryStore() {
   const days = new Map<string, ActivityDay>();
-  const state = { failing: false, writes: 0 };
+  const state = { failing: false, writes: 0, countsOnly: 0 };
   return {
     state,
     days,
-    async recordActivity(gathered: readonly ActivityDay[], merge: ActivityMerge) {
+    async recordActivity(deltas: readonly ActivityDelta[]) {
       if (state.failing) throw Object.assign(new Error('connection refused'), { code: 'ECONNREFUSED' });
       state.writes++;
-      for (const day of gathered) {
-        const key = `${day.account}/${day.codeKey}/${day.day}`;
+      for (const delta of deltas) {
+        const key = `${delta.account}/${delta.codeKey}/${delta.day}`;
         const stored = days.get(key);
-        days.set(key, stored === undefined ? day : merge(stored, day));
+        const counts = {
+          account: delta.account,
+          codeKey: delta.codeKey,
+          day: delta.day,
+          validations: (stored?.validations ?? 0) + delta.validations,
+          firstSeen: Math.min(stored?.firstSeen ?? delta.firstSeen, delta.firstSeen),
+          lastSeen: Math.max(stored?.lastSeen ?? delta.lastSeen, delta.lastSeen),
+        };
+        if (delta.networksStored && stored !== undefined) {
+          state.countsOnly++;
+          days.set(key, { ...stored, ...counts });
+        } else {
+          days.set(key, { ...counts, ...delta.sketchWith(stored?.sketch) });
+        }
       }
     },
     async dropActivityBefore() {
@@ -24,6 +41,12 @@ function memoryStore() {
     },
   };
 }
+
+const sketchOf = (...hashes: number[]) => {
+  const sketch = new NetworkSketch();
+  for (const hash of hashes) sketch.add(hash);
+  return sketch.serialize();
+};
 
 describe('ActivityCounter', () => {
   it('gathers in memory, writes nothing per validation, and one row per code and UTC day at flush', async () => {
@@ -77,18 +100,75 @@ describe('ActivityCounter', () => {
     expect([...store.days.values()].map((day) => [day.validations, day.networks])).toEqual([[2, 2]]);
   });
 
-  it('merges a stored day it cannot read as empty rather than failing every later flush', () => {
-    const gathered: ActivityDay = {
+  it('merges a stored day it cannot read as empty rather than failing every later flush', async () => {
+    const store = memoryStore();
+    const at = Date.parse('2026-03-01T10:00:00.000Z');
+    store.days.set('ann/code-1/2026-03-01', {
       account: 'ann',
       codeKey: 'code-1',
       day: '2026-03-01',
-      validations: 2,
-      firstSeen: 10,
-      lastSeen: 20,
-      sketch: Buffer.from([1, 0, 0, 0, 7]).toString('base64'),
-      networks: 1,
+      validations: 5,
+      firstSeen: at - 5,
+      lastSeen: at - 1,
+      sketch: 'damaged',
+      networks: 3,
+    });
+    const counter = createActivityCounter(store, {
+      enabled: true,
+      flushSeconds: 300,
+      retentionDays: 90,
+      networkHash: (address) => Number(address.split('.')[2]),
+      onError: (error) => {
+        throw error;
+      },
+      now: () => at,
+    });
+    counter.validated('ann', 'code-1', '198.51.7.1');
+    counter.validated('ann', 'code-1', '198.51.7.2');
+    await counter.close();
+    const [merged] = [...store.days.values()];
+    expect([merged?.validations, merged?.networks, merged?.firstSeen, merged?.lastSeen]).toEqual([7, 1, at - 5, at]);
+  });
+
+  it('once a day is written, moves only its counts while no new network comes, and merges again when one does', async () => {
+    const store = memoryStore();
+    let now = Date.parse('2026-03-01T10:00:00.000Z');
+    const counter = createActivityCounter(store, {
+      enabled: true,
+      flushSeconds: 300,
+      retentionDays: 90,
+      networkHash: (address) => Number(address.split('.')[2]),
+      onError: (error) => {
+        throw error;
+      },
+      now: () => now,
+    });
+    const flushed = async () => {
+      await counter.flush();
+      const day = store.days.get('ann/code-1/2026-03-01');
+      return [day?.validations, day?.networks, day?.lastSeen, store.state.countsOnly];
     };
-    const merged = mergeActivityDays({ ...gathered, sketch: 'damaged', validations: 5, firstSeen: 5 }, gathered);
-    expect([merged.validations, merged.networks, merged.firstSeen, merged.lastSeen]).toEqual([7, 1, 5, 20]);
+    counter.validated('ann', 'code-1', '198.51.1.1');
+    expect(await flushed()).toEqual([1, 1, now, 0]);
+    now += 1000;
+    counter.validated('ann', 'code-1', '198.51.1.2');
+    counter.validated('ann', 'code-1', '198.51.1.3');
+    expect(await flushed()).toEqual([3, 1, now, 1]);
+    now += 1000;
+    counter.validated('ann', 'code-1', '198.51.2.1');
+    expect(await flushed()).toEqual([4, 2, now, 1]);
+    // Another process wrote a network of its own to the day: a counts-only write keeps it.
+    const stored = store.days.get('ann/code-1/2026-03-01') as ActivityDay;
+    store.days.set('ann/code-1/2026-03-01', {
+      ...stored,
+      ...activityDelta({ ...stored, sketch: sketchOf(1, 2, 9) }).sketchWith(undefined),
+    });
+    counter.validated('ann', 'code-1', '198.51.2.1');
+    expect(await flushed()).toEqual([5, 3, now, 2]);
+    // Nothing validated: nothing written.
+    const writes = store.state.writes;
+    await counter.flush();
+    expect(store.state.writes).toBe(writes);
+    await counter.close();
   });
 });

@@ -2,12 +2,12 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mergeActivityDays } from '../../src/activity/activity-days.js';
 import { NetworkSketch } from '../../src/activity/network-sketch.js';
 import { loadConfig } from '../../src/config.js';
 import { openStore } from '../../src/store/open-store.js';
 import { activityPathOf } from '../../src/store/sqlite.js';
 import type { ActivityDay, Store } from '../../src/store/store.js';
+import { activityDelta } from '../helpers/activity-delta.js';
 import { createTestDatabase, TEST_STORES, type TestDatabase } from '../helpers/test-database.js';
 
 const day = (codeKey: string, date: string, hashes: readonly number[], validations = hashes.length): ActivityDay => {
@@ -39,8 +39,12 @@ describe.each(TEST_STORES)('the activity tables (%s)', (kind) => {
   });
 
   it('merge a day written twice: validations added, networks united, first and last seen widened', async () => {
-    await store.recordActivity([day('c1', '2026-03-01', [1, 2, 3]), day('c2', '2026-03-01', [9])], mergeActivityDays);
-    await store.recordActivity([day('c1', '2026-03-01', [3, 4], 5), day('c1', '2026-03-02', [1])], mergeActivityDays);
+    await store.recordActivity(
+      [day('c1', '2026-03-01', [1, 2, 3]), day('c2', '2026-03-01', [9])].map((d) => activityDelta(d)),
+    );
+    await store.recordActivity(
+      [day('c1', '2026-03-01', [3, 4], 5), day('c1', '2026-03-02', [1])].map((d) => activityDelta(d)),
+    );
     const days = await store.activityDays('ann', ['c1', 'c2'], '2026-01-01');
     expect(days.map((d) => [d.codeKey, d.day, d.validations, d.networks])).toEqual([
       ['c1', '2026-03-02', 1, 1],
@@ -78,6 +82,23 @@ describe('the activity tables on SQLite', () => {
     await database?.drop();
   });
 
+  it('move only the counts of a day whose networks are stored, and write a day that is not stored whole', async () => {
+    await store.recordActivity([activityDelta(day('c4', '2026-03-04', [1, 2]))]);
+    // The delta names a network the day lacks: told its networks are stored, the store trusts it.
+    await store.recordActivity([
+      activityDelta(day('c4', '2026-03-04', [3], 4), true),
+      activityDelta(day('c5', '2026-03-04', [7, 8], 2), true),
+    ]);
+    const days = await store.activityDays('ann', ['c4', 'c5'], '2026-03-04');
+    const at = Date.parse('2026-03-04T12:00:00.000Z');
+    expect(days.map((d) => [d.codeKey, d.validations, d.networks, d.firstSeen, d.lastSeen])).toEqual([
+      ['c4', 6, 2, at, at + 1],
+      ['c5', 2, 2, at, at + 1],
+    ]);
+    const [c4] = days;
+    expect(NetworkSketch.parse(c4?.sketch as string).estimate()).toBe(2);
+  });
+
   it('live in a file of their own beside the store’s (mode 0600), so writing them changes nothing other processes watch', async () => {
     const path = join(database.dir, 'marketplace.db');
     expect(activityPathOf(path)).toBe(join(database.dir, 'marketplace-activity.db'));
@@ -87,7 +108,7 @@ describe('the activity tables on SQLite', () => {
     try {
       const version = () => other.pragma('data_version', { simple: true });
       const before = version();
-      await store.recordActivity([day('c3', '2026-03-03', [5])], mergeActivityDays);
+      await store.recordActivity([day('c3', '2026-03-03', [5])].map((d) => activityDelta(d)));
       expect(version()).toBe(before);
       const tables = other.prepare("SELECT name FROM sqlite_master WHERE name = 'purchase_activity'").all();
       expect(tables).toEqual([]);

@@ -38,6 +38,18 @@ describe('NetworkSketch', () => {
     },
   );
 
+  it('says whether an added network changed it: one network, then a second, then one more than the exact limit', () => {
+    const sketch = new NetworkSketch();
+    expect([sketch.add(5), sketch.add(5), sketch.estimate()]).toEqual([true, false, 1]);
+    expect([sketch.add(6), sketch.add(5), sketch.estimate()]).toEqual([true, false, 2]);
+    for (let hash = 7; hash < EXACT_LIMIT + 10; hash++) sketch.add(hash);
+    expect(sketch.exact).toBe(false);
+    // Registers: a hash already counted, or one that raises no register, changes nothing.
+    expect(sketch.add(5)).toBe(false);
+    expect(sketch.add(0xffff_ffff)).toBe(true);
+    expect(sketch.add(0xffff_ffff)).toBe(false);
+  });
+
   it('merges as a union: overlapping halves count their networks once, sparse or dense, either way round', () => {
     for (const [size, overlap] of [
       [40, 10],

@@ -1,10 +1,11 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivityCounter } from '../../src/activity/activity-counter.js';
-import { DAY_MS, dayOf, mergeActivityDays } from '../../src/activity/activity-days.js';
+import { DAY_MS, dayOf } from '../../src/activity/activity-days.js';
 import { NetworkSketch } from '../../src/activity/network-sketch.js';
 import { ALL_LINES, KEYS, PURCHASES } from '../api/fixtures.js';
 import { expectError, expectJson, expectParamError, url } from '../api/http-assertions.js';
+import { activityDelta } from '../helpers/activity-delta.js';
 import { createTestApp, TEST_STORES, type TestApp, type TestVariant, VARIANTS } from '../helpers/test-app.js';
 
 /**
@@ -238,7 +239,7 @@ describe.each(TEST_STORES)('purchase-code activity (%s)', (kind) => {
         networks: 1,
       };
     };
-    await t.store.recordActivity([old(89), old(90), old(120)], mergeActivityDays);
+    await t.store.recordActivity([old(89), old(90), old(120)].map((d) => activityDelta(d)));
     const counter = createActivityCounter(t.store, {
       enabled: true,
       flushSeconds: 300,

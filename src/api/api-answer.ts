@@ -21,7 +21,7 @@ export function createApiAnswerer(context: EndpointContext): AnswerApiRequest {
   const { cache, limits, metrics } = context;
   const keyRefusals = metrics.limiter('key');
   return async (endpoint, request, reply, variant) => {
-    cache.refresh();
+    cache.refresh(request.started);
     try {
       const body = await endpoint.handle(request, variant, context);
       limits.answered(request, reply);

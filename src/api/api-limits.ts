@@ -82,7 +82,7 @@ export function createApiLimits(limits: Limits, config: LimitsConfig): ApiLimits
       // A socket already closed has no address left to read.
       const client = clientIdOf(request.ip ?? 'unknown');
       request.limitsClient = client;
-      const state = clientFailures.state(client);
+      const state = clientFailures.state(client, request.at);
       request.limitsState = state;
       setRateLimitHeaders(reply, state);
       // One reading of the clock for both: Retry-After then equals RateLimit-Reset.
@@ -92,9 +92,9 @@ export function createApiLimits(limits: Limits, config: LimitsConfig): ApiLimits
       // A client id holds no space, so the first one splits this id: no two pairs share it.
       const id = `${request.limitsClient} ${username}`;
       request.limitsKeyClient = id;
-      const failures = keyClientFailures.state(id);
+      const failures = keyClientFailures.state(id, request.at);
       if (failures?.remaining === 0) throw new TooManyRequestsError(failures.resetSeconds, failures);
-      const taken = keyRequests.take(id);
+      const taken = keyRequests.take(id, request.at);
       if (taken && taken.retryAfter > 0) throw new TooManyRequestsError(taken.retryAfter, taken);
       request.limitsState = tighter(tighter(request.limitsState, failures), taken);
     },

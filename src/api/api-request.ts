@@ -9,6 +9,14 @@ export interface ApiRequest {
   readonly headers: IncomingHttpHeaders;
   readonly query: unknown;
   readonly body: unknown;
+  /**
+   * When the request came, read once for all who ask: `started` (performance.now()) for the
+   * caches' change check and the latency, `at` (Date.now(), ms since the epoch) for the budgets'
+   * windows and the key's last use. The clock is a virtual machine's here, and each reading cost
+   * 0.2–0.4 µs: a request read it seven times.
+   */
+  readonly started: number;
+  readonly at: number;
   /** The client's address (after trustProxy); undefined once its socket has closed. */
   readonly ip: string | undefined;
   /** The id the client is counted under (clientIdOf), set when the client is admitted (ApiLimits.admitClient). */

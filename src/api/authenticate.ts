@@ -23,6 +23,6 @@ export async function authenticate(
     throw ApiError.of('invalidRequest');
   }
   limits.admitAccount(request, account.username);
-  keyUsage.used(account.username);
+  keyUsage.used(account.username, request.at);
   return account;
 }

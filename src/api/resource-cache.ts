@@ -198,9 +198,9 @@ export class ResourceCache {
     this.purchases = new LRUCache({ maxSize: budgets.purchases, sizeCalculation: sizeOfPurchase });
   }
 
-  /** Drops everything if the store was changed elsewhere since the last call. */
-  refresh(): void {
-    if (this.store.changedSinceLastCheck()) {
+  /** Drops everything if the store was changed elsewhere since the last call; `now` as Store.changedSinceLastCheck. */
+  refresh(now?: number): void {
+    if (this.store.changedSinceLastCheck(now)) {
       this.generation++;
       this.accounts.clear();
       this.unknownKeys.clear();

@@ -10,8 +10,8 @@ const FLUSH_EVERY_MS = 60_000;
  * latest.
  */
 export interface KeyUsage {
-  /** The account's key answered a request now. */
-  used(username: string): void;
+  /** The account's key answered a request now, or at `at` (ms since the epoch) when the caller has read the clock already. */
+  used(username: string, at?: number): void;
   /** Writes what was gathered (tests; it goes by itself every minute). */
   flush(): Promise<void>;
   /** Writes what is left and stops. */
@@ -38,8 +38,8 @@ export function createKeyUsage(
   const timer = setInterval(() => void flush(), FLUSH_EVERY_MS);
   timer.unref();
   return {
-    used(username) {
-      pending.set(username, now());
+    used(username, at = now()) {
+      pending.set(username, at);
     },
     flush,
     async close() {

@@ -27,8 +27,8 @@ export interface FailureBudget {
    * after 250 ms and then counts here), so that every instance sees the budget cross.
    */
   recordFailure(id: string): Promise<void>;
-  /** Undefined when the budget is off. */
-  state(id: string): BudgetState | undefined;
+  /** Undefined when the budget is off. `at`: the time (ms since the epoch) when the caller has read it already. */
+  state(id: string, at?: number): BudgetState | undefined;
 }
 
 /** Requests allowed per id; counted without waiting, shared in batches. */
@@ -37,7 +37,7 @@ export interface RequestBudget {
    * Takes one request from `id`'s budget: `retryAfter` 0 and the state after it when allowed;
    * when spent, nothing is taken and `retryAfter` says when to come back. Undefined when off.
    */
-  take(id: string): (BudgetState & { readonly retryAfter: number }) | undefined;
+  take(id: string, at?: number): (BudgetState & { readonly retryAfter: number }) | undefined;
 }
 
 /**
@@ -88,8 +88,8 @@ export function createLimits({ redisUrl, redisKeyPrefix = 'marketplace:', logger
           return counter.count(id) >= budget.max ? seconds(counter.state(id).resetMs) : 0;
         },
         recordFailure: (id) => counter.addNow(id),
-        state(id) {
-          const { count, resetMs } = counter.state(id);
+        state(id, at) {
+          const { count, resetMs } = counter.state(id, at);
           return { limit: budget.max, remaining: Math.max(0, budget.max - count), resetSeconds: seconds(resetMs) };
         },
       };
@@ -98,8 +98,8 @@ export function createLimits({ redisUrl, redisKeyPrefix = 'marketplace:', logger
       if (budget.max === 0) return { take: () => undefined };
       const counter = counterFor(name, budget);
       return {
-        take(id) {
-          const { count, resetMs } = counter.take(id, budget.max);
+        take(id, at) {
+          const { count, resetMs } = counter.take(id, budget.max, at);
           const resetSeconds = seconds(resetMs);
           if (count >= budget.max) return { limit: budget.max, remaining: 0, resetSeconds, retryAfter: resetSeconds };
           return { limit: budget.max, remaining: budget.max - count - 1, resetSeconds, retryAfter: 0 };

@@ -47,8 +47,7 @@ export class WindowCounter {
     this.#entries = new LRUCache<string, Entry>({ max: maxIds });
   }
 
-  state(id: string): WindowState {
-    const time = this.now();
+  state(id: string, time: number = this.now()): WindowState {
     const window = Math.floor(time / this.windowMs);
     // Asked of every request a key makes, mostly of a counter that holds nobody.
     const entry = this.#entries.size === 0 ? undefined : this.#entries.get(id);
@@ -70,8 +69,7 @@ export class WindowCounter {
    * Counts one unless `max` are counted already: the count before, and the time left, read in one
    * lookup (a request budget's take runs on every request a key makes).
    */
-  take(id: string, max: number): WindowState {
-    const time = this.now();
+  take(id: string, max: number, time: number = this.now()): WindowState {
     const entry = this.#current(id, time);
     const count = countOf(entry);
     if (count < max) this.#countIn(id, entry);

@@ -40,6 +40,8 @@ class DoorRequest implements ApiRequest {
 
   constructor(
     readonly id: string,
+    readonly started: number,
+    readonly at: number,
     readonly headers: IncomingHttpHeaders,
     readonly query: unknown,
     readonly ip: string | undefined,
@@ -57,9 +59,10 @@ type Recorders = (variant: string) => RouteMetrics;
 class DoorReply implements JsonReply {
   private statusCode = 200;
   private readonly headers: (string | number)[];
-  private readonly started = performance.now();
 
   constructor(
+    /** When the request came (performance.now()). */
+    private readonly started: number,
     private readonly res: ServerResponse,
     private readonly door: ApiDoor,
     private readonly requestId: string,
@@ -170,6 +173,7 @@ export class ApiDoor {
     const { routes } = this.api;
     if (!routes.isApiPath(path)) return false;
 
+    const started = performance.now();
     const { headers } = req;
     const method = req.method as string;
     const id = requestIdOf(req);
@@ -181,21 +185,21 @@ export class ApiDoor {
     const hostless = headers.host === undefined && req.httpVersion === '1.1';
     if (hostless || route === undefined || variant === undefined) {
       const fallback = this.resolver.forPath(path, host).variant;
-      const reply = new DoorReply(res, this, id, method, null, this.unrouted, fallback);
+      const reply = new DoorReply(started, res, this, id, method, null, this.unrouted, fallback);
       sendError(reply, fallback, hostless ? 'malformedRequest' : 'notFound');
       return true;
     }
     if (route.endpoint.method !== method && !(method === 'HEAD' && route.endpoint.method === 'GET')) {
-      const reply = new DoorReply(res, this, id, method, null, this.unrouted, variant);
+      const reply = new DoorReply(started, res, this, id, method, null, this.unrouted, variant);
       sendError(reply.header('allow', route.allow), variant, 'methodNotAllowed');
       return true;
     }
 
-    const reply = new DoorReply(res, this, id, method, route, this.recorders.get(route) as Recorders, variant);
+    const reply = new DoorReply(started, res, this, id, method, route, this.recorders.get(route) as Recorders, variant);
     // What follows the path and its `?`: the target is not scanned again.
     const queryText = url.length === path.length ? '' : url.slice(path.length + 1);
     const query = queryText === '' ? {} : parseQuery(queryText);
-    const request = new DoorRequest(id, headers, query, this.clientAddress(req));
+    const request = new DoorRequest(id, started, Date.now(), headers, query, this.clientAddress(req));
     if (!this.api.admitClient(request, reply, variant)) return true;
     if (route.endpoint.method === 'GET') {
       // A GET's body, if any, is not read (SPEC 2.1): Node discards it once the answer is sent.

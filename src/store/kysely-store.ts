@@ -29,7 +29,7 @@ export interface DialectParts {
   readonly activity: ActivityTables;
   /** Runs an import session on the dialect's own write path (all or nothing). */
   runImport<T>(work: (session: ImportSession) => Promise<T>): Promise<T>;
-  changedSinceLastCheck(): boolean;
+  changedSinceLastCheck(now?: number): boolean;
   /**
    * Ends a read snapshot the dialect keeps open, if any: called around this store's own writes,
    * so that they start on a connection without one and are seen by the very next read.
@@ -375,11 +375,11 @@ export class KyselyStore implements Store {
     });
   }
 
-  changedSinceLastCheck(): boolean {
+  changedSinceLastCheck(now?: number): boolean {
     // Both are asked every time, so the dialect's signal is consumed even when ours is set.
     let elsewhere: boolean;
     try {
-      elsewhere = this.parts.changedSinceLastCheck();
+      elsewhere = this.parts.changedSinceLastCheck(now);
     } catch (error) {
       if (this.parts.isUnavailable(error)) throw new StoreUnavailableError({ cause: error });
       throw error;

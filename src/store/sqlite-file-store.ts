@@ -84,9 +84,9 @@ export class SqliteFileStore implements Store {
     this.identity = identity;
   }
 
-  changedSinceLastCheck(): boolean {
-    this.checkFile();
-    const changed = this.live().changedSinceLastCheck();
+  changedSinceLastCheck(now = performance.now()): boolean {
+    this.checkFile(now);
+    const changed = this.live().changedSinceLastCheck(now);
     if (!this.reopened) return changed;
     this.reopened = false;
     return true;
@@ -107,8 +107,7 @@ export class SqliteFileStore implements Store {
   }
 
   /** Notices the file gone (drops the connection) or back (opens it again, in the background). */
-  private checkFile(): void {
-    const now = performance.now();
+  private checkFile(now: number): void {
     if (now < this.nextCheck || this.closed || this.switching) return;
     this.nextCheck = now + FILE_CHECK_INTERVAL_MS;
     let found: Stats | undefined;

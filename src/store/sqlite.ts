@@ -132,8 +132,7 @@ async function connectSqlite(path: string, create: boolean): Promise<Store> {
     // Asking takes a lock round trip, a measurable share of a request under load, so it is
     // asked at most once per CHANGE_CHECK_INTERVAL_MS: a change made elsewhere is seen by every
     // request that starts that long after its commit.
-    changedSinceLastCheck() {
-      const now = performance.now();
+    changedSinceLastCheck(now = performance.now()) {
       if (now < nextCheck) return false;
       nextCheck = now + CHANGE_CHECK_INTERVAL_MS;
       // Outside any snapshot, so the version is today's.

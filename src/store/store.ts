@@ -318,7 +318,9 @@ export interface Store {
   /**
    * True when another writer (a CLI command, an import, another instance) may have changed the
    * store since the previous call. Cheap enough to ask on every request; caches clear on true.
+   * `now`: a performance.now() reading the caller has made already (a request's), so that asking
+   * reads no clock of its own.
    */
-  changedSinceLastCheck(): boolean;
+  changedSinceLastCheck(now?: number): boolean;
   close(): Promise<void>;
 }

@@ -19,6 +19,7 @@ import { classifyError, reportFailure } from '../server/error-classifier.js';
 import { pathOf } from '../server/url-path.js';
 import type { Store } from '../store/store.js';
 import type { VariantResolver } from '../variants/variant-runtime.js';
+import type { WebhookServiceDeps } from '../webhooks/webhook-endpoints.js';
 import { createLoginAttempts } from './login-attempts.js';
 import { packageRoot } from './package-root.js';
 import {
@@ -48,6 +49,8 @@ export interface WorkspaceOptions {
   readonly resolver: VariantResolver;
   /** The limits machinery the API's budgets use: shared through Redis when REDIS_URL is set. */
   readonly limits: Limits;
+  /** Sellers' webhook endpoints (src/webhooks). */
+  readonly webhooks: WebhookServiceDeps;
 }
 
 /** Every workspace response: never cached, never framed, no referrer, only our own scripts and styles. */

@@ -30,8 +30,11 @@ export interface DeliveryWorkerOptions {
 
 /** Attempts in flight in one process, every endpoint together. */
 const MAX_IN_FLIGHT = 32;
-/** How long past its timeout an attempt's claim lasts: the finishing write's time. */
-const LEASE_MARGIN_MS = 30_000;
+/**
+ * How long past its timeout an attempt's claim lasts (the finishing write's time): as long again
+ * and a second more. A process that died holding a claim delays that attempt by this much.
+ */
+const leaseMs = (timeoutMs: number) => 2 * timeoutMs + 1000;
 
 /**
  * The wait before attempt `attempts + 1` after `attempts` failed ones: the base doubled each
@@ -101,7 +104,7 @@ export class DeliveryWorker {
       const claimed = await webhooks.claim({
         now,
         limit: room,
-        leaseUntil: now + timeoutMs + LEASE_MARGIN_MS,
+        leaseUntil: now + leaseMs(timeoutMs),
         perEndpoint: settings.concurrencyPerEndpoint,
       });
       for (const delivery of claimed) {

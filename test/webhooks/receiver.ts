@@ -25,13 +25,16 @@ export class Receiver {
   private server: Server | undefined;
   /** The behaviour once the queue is empty. */
   fallback: Behaviour = 200;
+  /** When set, decides every answer (over the queue and the fallback). */
+  decide: ((body: string) => Behaviour) | undefined;
 
   async start(): Promise<string> {
     this.server = createServer((request, response) => {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
-        const behaviour = this.queued.shift() ?? this.fallback;
+        const body = Buffer.concat(chunks).toString('utf8');
+        const behaviour = this.decide?.(body) ?? this.queued.shift() ?? this.fallback;
         if (behaviour === 'hang') this.hanging.add(response);
         else
           response
@@ -40,7 +43,7 @@ export class Receiver {
         const got: Received = {
           path: request.url ?? '',
           headers: request.headers,
-          body: Buffer.concat(chunks).toString('utf8'),
+          body,
           answered: behaviour === 'hang' ? 0 : behaviour,
         };
         this.received.push(got);

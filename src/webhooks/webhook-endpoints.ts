@@ -21,6 +21,8 @@ export interface EndpointProblem {
   readonly ok: false;
   readonly problem: 'account_not_found' | 'webhook_not_found' | 'delivery_not_found' | 'invalid_webhook';
   readonly message?: string;
+  /** For `invalid_webhook`: what is wrong, for a surface that words it itself (the workspace). */
+  readonly field?: 'url' | 'events' | 'lang' | 'limit' | 'range';
 }
 
 export interface WebhookServiceDeps {
@@ -101,31 +103,36 @@ export function deliveryView(row: WebhookDeliveryListing): DeliveryView {
   };
 }
 
-const invalid = (message: string): EndpointProblem => ({ ok: false, problem: 'invalid_webhook', message });
+const invalid = (field: NonNullable<EndpointProblem['field']>, message: string): EndpointProblem => ({
+  ok: false,
+  problem: 'invalid_webhook',
+  message,
+  field,
+});
 
 /** Checks a request for a new endpoint: the URL, the events (known, at least one), the language. */
 function checkRequest(
   deps: WebhookServiceDeps,
   request: EndpointRequest,
 ): { url: string; events: string[]; lang: Lang } | EndpointProblem {
-  if (typeof request.url !== 'string' || request.url.trim() === '') return invalid('url is required');
+  if (typeof request.url !== 'string' || request.url.trim() === '') return invalid('url', 'url is required');
   const url = request.url.trim();
   const urlProblem = endpointUrlProblem(url, deps.settings);
-  if (urlProblem !== undefined) return invalid(`url ${urlProblem}`);
+  if (urlProblem !== undefined) return invalid('url', `url ${urlProblem}`);
   const given = typeof request.events === 'string' ? request.events.split(',') : request.events;
   if (!Array.isArray(given) || given.length === 0) {
-    return invalid(`events must list at least one of ${WEBHOOK_EVENT_TYPES.join(', ')}`);
+    return invalid('events', `events must list at least one of ${WEBHOOK_EVENT_TYPES.join(', ')}`);
   }
   const events: string[] = [];
   for (const event of given) {
     const name = typeof event === 'string' ? event.trim() : event;
     if (!(WEBHOOK_EVENT_TYPES as readonly unknown[]).includes(name)) {
-      return invalid(`events: ${JSON.stringify(name)} is not one of ${WEBHOOK_EVENT_TYPES.join(', ')}`);
+      return invalid('events', `events: ${JSON.stringify(name)} is not one of ${WEBHOOK_EVENT_TYPES.join(', ')}`);
     }
     if (!events.includes(name as string)) events.push(name as string);
   }
   const lang = request.lang === undefined || request.lang === '' ? deps.langs[0] : request.lang;
-  if (!deps.langs.includes(lang as Lang)) return invalid(`lang must be one of ${deps.langs.join(', ')}`);
+  if (!deps.langs.includes(lang as Lang)) return invalid('lang', `lang must be one of ${deps.langs.join(', ')}`);
   return { url, events, lang: lang as Lang };
 }
 
@@ -140,7 +147,7 @@ export async function createEndpoint(
   const webhooks = deps.store.webhooks();
   if ((await deps.store.accountByUsername(account)) === undefined) return { ok: false, problem: 'account_not_found' };
   if ((await webhooks.endpoints(account)).length >= MAX_ENDPOINTS_PER_ACCOUNT) {
-    return invalid(`an account may have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints`);
+    return invalid('limit', `an account may have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints`);
   }
   const secret = generateWebhookSecret();
   const row: WebhookEndpointRow = {
@@ -299,9 +306,9 @@ export async function replayEvents(
 ): Promise<{ ok: true; replayed: number } | EndpointProblem> {
   const from = parseTime(range.from);
   const to = range.to === undefined || range.to === '' ? Date.now() : parseTime(range.to);
-  if (from === undefined) return invalid('from must be an ISO 8601 time, such as 2026-01-31T00:00:00Z');
-  if (to === undefined) return invalid('to must be an ISO 8601 time, such as 2026-01-31T23:59:59Z');
-  if (to < from) return invalid('to must not be before from');
+  if (from === undefined) return invalid('range', 'from must be an ISO 8601 time, such as 2026-01-31T00:00:00Z');
+  if (to === undefined) return invalid('range', 'to must be an ISO 8601 time, such as 2026-01-31T23:59:59Z');
+  if (to < from) return invalid('range', 'to must not be before from');
   const endpoint = await ownEndpoint(deps.store, account, id);
   if (isProblem(endpoint)) return endpoint;
   const replayed = await deps.store.webhooks().replay(endpoint, from, to, Date.now());

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database } from './database.js';
 import type { Dialect } from './dialect.js';
 import { newWebhookEventId, pendingDelivery } from './webhook-outbox.js';
@@ -64,6 +64,27 @@ export class WebhookStore {
     private readonly guard: Guard,
   ) {}
 
+  /**
+   * A write transaction. On SQLite it takes the write lock as it begins (BEGIN IMMEDIATE): a
+   * deferred one that reads first fails at once when another connection wrote in between, which
+   * several processes' workers would do all the time.
+   */
+  private transaction<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+    if (this.dialect === 'postgres') return this.db.transaction().execute(work);
+    return this.db.connection().execute(async (connection) => {
+      await sql`BEGIN IMMEDIATE`.execute(connection);
+      try {
+        // The connection, used as the transaction: one connection, so it is the same thing here.
+        const result = await work(connection as unknown as Transaction<Database>);
+        await sql`COMMIT`.execute(connection);
+        return result;
+      } catch (error) {
+        await sql`ROLLBACK`.execute(connection).catch(() => {});
+        throw error;
+      }
+    });
+  }
+
   /** Adds an endpoint; false when there is no such account. */
   createEndpoint(row: WebhookEndpointRow): Promise<boolean> {
     return this.guard(async () => {
@@ -118,7 +139,7 @@ export class WebhookStore {
   /** Deletes an endpoint of the account, with its deliveries; false when it has none by that id. */
   deleteEndpoint(account: string, id: string): Promise<boolean> {
     return this.guard(() =>
-      this.db.transaction().execute(async (trx) => {
+      this.transaction(async (trx) => {
         const found = await trx
           .selectFrom('webhook_endpoints')
           .select('id')
@@ -136,7 +157,7 @@ export class WebhookStore {
   /** Records an event for one endpoint only (the test event); its id. */
   addEventFor(endpoint: WebhookEndpointRow, type: string, data: string, now: number): Promise<string> {
     return this.guard(() =>
-      this.db.transaction().execute(async (trx) => {
+      this.transaction(async (trx) => {
         const id = newWebhookEventId();
         await trx
           .insertInto('webhook_events')
@@ -189,7 +210,7 @@ export class WebhookStore {
    */
   replay(endpoint: WebhookEndpointRow, from: number, to: number, now: number): Promise<number> {
     return this.guard(() =>
-      this.db.transaction().execute(async (trx) => {
+      this.transaction(async (trx) => {
         const types = JSON.parse(endpoint.events) as string[];
         if (types.length === 0) return 0;
         const events = await trx
@@ -241,7 +262,7 @@ export class WebhookStore {
   claim(options: ClaimOptions): Promise<ClaimedDelivery[]> {
     const { now, limit, leaseUntil, perEndpoint } = options;
     return this.guard(() =>
-      this.db.transaction().execute(async (trx) => {
+      this.transaction(async (trx) => {
         let due = trx
           .selectFrom('webhook_deliveries as d')
           .select(['d.event_id', 'd.endpoint_id'])
@@ -319,7 +340,7 @@ export class WebhookStore {
    */
   finish(outcome: AttemptOutcome): Promise<boolean> {
     return this.guard(() =>
-      this.db.transaction().execute(async (trx) => {
+      this.transaction(async (trx) => {
         await trx
           .updateTable('webhook_deliveries')
           .set({

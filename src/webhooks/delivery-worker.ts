@@ -34,7 +34,10 @@ const MAX_IN_FLIGHT = 32;
  * How long past its timeout an attempt's claim lasts (the finishing write's time): as long again
  * and a second more. A process that died holding a claim delays that attempt by this much.
  */
-const leaseMs = (timeoutMs: number) => 2 * timeoutMs + 1000;
+const leaseMs = (timeoutMs: number) => Math.max(2 * timeoutMs + 1000, MIN_LEASE_MS);
+const MIN_LEASE_MS = 10_000;
+/** Tries to record an attempt's outcome (a busy store): the attempt was made, and is sent again if it is not recorded. */
+const FINISH_TRIES = 6;
 
 /**
  * The wait before attempt `attempts + 1` after `attempts` failed ones: the base doubled each
@@ -138,22 +141,30 @@ export class DeliveryWorker {
     const random = (this.options.random ?? Math.random)();
     const nextAttemptAt =
       state === 'pending' ? at + retryDelayMs(delivery.attempts, settings.retryBaseSeconds * 1000, random) : 0;
-    try {
-      const disabled = await store.webhooks().finish({
-        eventId: event.id,
-        endpointId: endpoint.id,
-        at,
-        status: result.status,
-        error: result.error,
-        state,
-        nextAttemptAt,
-        disableIfFailingSince: at - settings.disableAfterHours * 3_600_000,
-      });
-      observer.attempted(result.ok ? 'succeeded' : final ? 'failed' : 'retrying');
-      if (disabled) observer.endpointDisabled(endpoint.id);
-    } catch (error) {
-      // The claim runs out and the attempt is made again: at least once, never lost.
-      observer.error(error, 'webhooks: could not record a delivery attempt');
+    const outcome = {
+      eventId: event.id,
+      endpointId: endpoint.id,
+      at,
+      status: result.status,
+      error: result.error,
+      state,
+      nextAttemptAt,
+      disableIfFailingSince: at - settings.disableAfterHours * 3_600_000,
+    } as const;
+    for (let tries = 1; ; tries++) {
+      try {
+        const disabled = await store.webhooks().finish(outcome);
+        observer.attempted(result.ok ? 'succeeded' : final ? 'failed' : 'retrying');
+        if (disabled) observer.endpointDisabled(endpoint.id);
+        return;
+      } catch (error) {
+        if (tries >= FINISH_TRIES) {
+          // The claim runs out and the attempt is made again: at least once, never lost.
+          observer.error(error, 'webhooks: could not record a delivery attempt');
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** tries));
+      }
     }
   }
 }

@@ -159,7 +159,7 @@ describe.each(TEST_STORES)('the Webhooks page in Chromium (%s)', (kind) => {
 
   /** Reloads the page until a delivery of `type` shows `state` (the worker writes it); that row's cells. */
   async function untilDelivery(page: Page, type: string, state: string): Promise<string[]> {
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 30_000;
     for (;;) {
       const row = (await deliveryRows(page)).find((cells) => cells[0] === type && cells[2] === state);
       if (row) return row;
@@ -171,7 +171,7 @@ describe.each(TEST_STORES)('the Webhooks page in Chromium (%s)', (kind) => {
 
   /** Reloads until no delivery shows `failed` any more (the retried one was delivered). */
   async function eventuallyNoFailed(page: Page, failed: string) {
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 30_000;
     while ((await deliveryRows(page)).some((cells) => cells[2] === failed)) {
       if (Date.now() > deadline) throw new Error('the retried delivery still shows failed');
       await page.reload();

@@ -14,7 +14,7 @@ export const FAST_WEBHOOKS: NonNullable<ConfigFile['webhooks']> = {
   allowHosts: ['127.0.0.1'],
   pollSeconds: 0.02,
   retryBaseSeconds: 0.05,
-  timeoutSeconds: 0.5,
+  timeoutSeconds: 2,
   maxAttempts: 3,
 };
 
@@ -66,11 +66,11 @@ export async function validatedPurchase(t: TestApp, base: string, code: string):
 
 /** Asks until `check` passes, for what a test cannot be told of directly (a row the worker writes). */
 export async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 30_000;
   for (;;) {
     const value = await read();
     if (check(value)) return value;
-    if (Date.now() > deadline) throw new Error(`still not so after 10 s: ${what}: ${JSON.stringify(value)}`);
+    if (Date.now() > deadline) throw new Error(`still not so after 30 s: ${what}: ${JSON.stringify(value)}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

@@ -1,4 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { buildOpenApiDocument } from '../../src/openapi/openapi-document.js';
+import { webhookEventSchemas } from '../../src/schemas/webhook-schemas.js';
+import { createContractAjv, keyOrderProblems } from '../helpers/response-contract.js';
 import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
 import { purchaseLine } from '../importer/import-fixtures.js';
 import {
@@ -14,7 +17,7 @@ import {
   validatedPurchase,
   verified,
 } from './fixtures.js';
-import { payloadOf, Receiver } from './receiver.js';
+import { payloadOf, type Received, Receiver } from './receiver.js';
 
 describe.each(TEST_STORES)('signed webhooks on %s', (kind) => {
   let t: TestApp;
@@ -31,7 +34,10 @@ describe.each(TEST_STORES)('signed webhooks on %s', (kind) => {
     await t.close();
     await receiver.close();
   });
+  /** Every request any test received, for the last test's check against the schemas. */
+  const everything: Received[] = [];
   afterEach(async () => {
+    everything.push(...receiver.received);
     // Each test's endpoints go, so that the next test's receiver hears its own events only.
     for (const id of endpoints)
       await t.app.inject({ method: 'DELETE', url: `/admin/v1/accounts/jdoe/webhooks/${id}`, headers: AUTH });
@@ -316,5 +322,32 @@ describe.each(TEST_STORES)('signed webhooks on %s', (kind) => {
       .ofType('purchase.created')
       .map((r) => (payloadOf(r).data.purchase as { purchase_code: string }).purchase_code);
     expect(codes).toEqual(['MARK-1']);
+  });
+
+  it("sends bodies that match the schemas of the OpenAPI documents' webhooks section, keys in order", () => {
+    const ajv = createContractAjv();
+    const types = new Set<string>();
+    expect(everything.length).toBeGreaterThan(10);
+    for (const received of everything) {
+      const body = payloadOf(received);
+      const schema = webhookEventSchemas[body.type];
+      expect(schema, body.type).toBeDefined();
+      const validate = ajv.compile(schema as object);
+      expect([body.type, validate(body), validate.errors ?? null]).toEqual([body.type, true, null]);
+      expect(keyOrderProblems(body, schema as never)).toEqual([]);
+      types.add(body.type);
+    }
+    expect([...types].sort()).toEqual([
+      'api_key.rotated',
+      'purchase.cancelled',
+      'purchase.created',
+      'purchase.downloaded',
+      'purchase.refunded',
+      'webhook.test',
+    ]);
+    for (const variant of t.config.variants) {
+      const document = buildOpenApiDocument(variant, t.config.support) as { webhooks: Record<string, unknown> };
+      expect(Object.keys(document.webhooks)).toEqual(Object.keys(webhookEventSchemas));
+    }
   });
 });

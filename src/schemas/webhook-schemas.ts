@@ -11,6 +11,12 @@ import { Purchase, PurchaseStatus, Timestamp } from './resource-schemas.js';
 
 const closed = { additionalProperties: false } as const;
 
+/** The SDK's name of an event type's body: `purchase.created` -> `PurchaseCreatedEvent`. */
+export function webhookEventName(type: string): string {
+  const words = type.split(/[._]/).map((word) => `${word[0]?.toUpperCase()}${word.slice(1)}`);
+  return `${words.join('')}Event`;
+}
+
 function event(type: string, data: TSchema, description: string) {
   return Type.Object(
     {
@@ -27,7 +33,7 @@ function event(type: string, data: TSchema, description: string) {
       account: Type.String({ minLength: 1, description: 'The username of the seller the event is about' }),
       data,
     },
-    { ...closed, description },
+    { ...closed, description, title: webhookEventName(type) },
   );
 }
 

@@ -19,6 +19,7 @@ import {
 } from './store.js';
 import { type Change, purchaseEventTypes, purchaseSnapshot, recordChanges } from './webhook-outbox.js';
 import { WebhookStore } from './webhook-store.js';
+import { writeTransaction } from './write-transaction.js';
 
 /** What a dialect adds to the shared queries. */
 export interface DialectParts {
@@ -141,7 +142,7 @@ export class KyselyStore implements Store {
 
   replaceAccountKey(username: string, key: StoredKey, retireOldUntil?: number): Promise<boolean> {
     return this.write(() =>
-      this.db.transaction().execute(async (trx) => {
+      writeTransaction(this.db, this.dialect, async (trx) => {
         const old = await trx
           .selectFrom('accounts')
           .select('key_digest')
@@ -418,7 +419,7 @@ export class KyselyStore implements Store {
   ): Promise<PurchaseRow | undefined> {
     return this.write(() =>
       // One transaction: the change and the webhook events it makes (the outbox) commit together.
-      this.db.transaction().execute(async (trx) => {
+      writeTransaction(this.db, this.dialect, async (trx) => {
         const before = await trx
           .selectFrom('purchases')
           .select(['status', 'downloaded'])

@@ -3,6 +3,7 @@ import type { Database } from './database.js';
 import type { Dialect } from './dialect.js';
 import { newWebhookEventId, pendingDelivery } from './webhook-outbox.js';
 import type { WebhookDeliveryRow, WebhookDeliveryState, WebhookEndpointRow, WebhookEventRow } from './webhook-rows.js';
+import { writeTransaction } from './write-transaction.js';
 
 /** An endpoint with how its deliveries stand. */
 export interface WebhookEndpointHealth extends WebhookEndpointRow {
@@ -64,25 +65,8 @@ export class WebhookStore {
     private readonly guard: Guard,
   ) {}
 
-  /**
-   * A write transaction. On SQLite it takes the write lock as it begins (BEGIN IMMEDIATE): a
-   * deferred one that reads first fails at once when another connection wrote in between, which
-   * several processes' workers would do all the time.
-   */
   private transaction<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
-    if (this.dialect === 'postgres') return this.db.transaction().execute(work);
-    return this.db.connection().execute(async (connection) => {
-      await sql`BEGIN IMMEDIATE`.execute(connection);
-      try {
-        // The connection, used as the transaction: one connection, so it is the same thing here.
-        const result = await work(connection as unknown as Transaction<Database>);
-        await sql`COMMIT`.execute(connection);
-        return result;
-      } catch (error) {
-        await sql`ROLLBACK`.execute(connection).catch(() => {});
-        throw error;
-      }
-    });
+    return writeTransaction(this.db, this.dialect, work);
   }
 
   /** Adds an endpoint; false when there is no such account. */

@@ -28,6 +28,8 @@ export interface DeliveryWorkerOptions {
   readonly random?: () => number;
 }
 
+/** How long stopping waits for the attempts in flight. */
+const STOP_WAIT_MS = 3000;
 /** Attempts in flight in one process, every endpoint together. */
 const MAX_IN_FLIGHT = 32;
 /**
@@ -74,12 +76,20 @@ export class DeliveryWorker {
     if (!this.stopped) this.schedule(0);
   }
 
-  /** Stops polling and waits for the attempts in flight. */
+  /**
+   * Stops polling and waits for the attempts in flight, a few seconds at most: the process's
+   * shutdown grace is short, and an attempt not recorded is made again once its claim runs out.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.polling;
-    await Promise.all(this.inFlight);
+    let timer: NodeJS.Timeout | undefined;
+    const enough = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, STOP_WAIT_MS);
+    });
+    await Promise.race([Promise.all(this.inFlight), enough]);
+    clearTimeout(timer);
   }
 
   private schedule(delayMs: number): void {

@@ -221,6 +221,38 @@ export class WebhookStore {
     );
   }
 
+  /**
+   * Drops what retention no longer keeps: deliveries finished (delivered or failed for good) before
+   * `before`, then events older than that with no delivery left. Pending deliveries and their
+   * events stay, however old (a disabled endpoint's, say). How many events were dropped.
+   */
+  dropBefore(before: number): Promise<number> {
+    return this.guard(() =>
+      this.transaction(async (trx) => {
+        await trx
+          .deleteFrom('webhook_deliveries')
+          .where('state', '<>', 'pending')
+          .where('created_at', '<', before)
+          .execute();
+        const dropped = await trx
+          .deleteFrom('webhook_events')
+          .where('occurred_at', '<', before)
+          .where((eb) =>
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom('webhook_deliveries as d')
+                  .select('d.event_id')
+                  .whereRef('d.event_id', '=', 'webhook_events.id'),
+              ),
+            ),
+          )
+          .executeTakeFirst();
+        return Number(dropped.numDeletedRows);
+      }),
+    );
+  }
+
   /** True when some delivery is due (a read only: the worker writes only when there is work). */
   anyDue(now: number): Promise<boolean> {
     return this.guard(async () => {

@@ -28,6 +28,8 @@ export interface DeliveryWorkerOptions {
   readonly random?: () => number;
 }
 
+/** How often old deliveries and events are dropped (and once at start). */
+const RETENTION_EVERY_MS = 3_600_000;
 /** How long stopping waits for the attempts in flight. */
 const STOP_WAIT_MS = 3000;
 /** Attempts in flight in one process, every endpoint together. */
@@ -59,6 +61,7 @@ export function retryDelayMs(attempts: number, baseMs: number, random: number): 
  */
 export class DeliveryWorker {
   private timer: NodeJS.Timeout | undefined;
+  private nextRetention = 0;
   private readonly inFlight = new Set<Promise<void>>();
   private stopped = true;
   private polling: Promise<void> | undefined;
@@ -111,6 +114,11 @@ export class DeliveryWorker {
     try {
       const now = Date.now();
       const webhooks = store.webhooks();
+      if (now >= this.nextRetention) {
+        // Idempotent: every process doing it, now and then, is harmless.
+        this.nextRetention = now + RETENTION_EVERY_MS;
+        await webhooks.dropBefore(now - settings.retentionDays * 86_400_000);
+      }
       // A read first: the claim is a write, made only when there is work.
       if (!(await webhooks.anyDue(now))) return;
       const timeoutMs = settings.timeoutSeconds * 1000;

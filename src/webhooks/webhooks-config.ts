@@ -38,6 +38,13 @@ export const WebhooksSchema = Type.Object(
     pollSeconds: Type.Optional(
       Type.Number({ minimum: 0.01, maximum: 60, description: 'How often the queue is looked at' }),
     ),
+    retentionDays: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 3650,
+        description: 'Finished deliveries and their events are kept this long (what a replay can send again)',
+      }),
+    ),
     secretOverlapHours: Type.Optional(
       Type.Number({
         minimum: 0,
@@ -68,6 +75,7 @@ export const WEBHOOKS_DEFAULTS: WebhooksSettings = {
   concurrencyPerEndpoint: 4,
   disableAfterHours: 72,
   pollSeconds: 1,
+  retentionDays: 30,
   secretOverlapHours: 24,
 };
 

@@ -28,8 +28,9 @@ export interface DeliveryWorkerOptions {
   readonly random?: () => number;
 }
 
-/** How often old deliveries and events are dropped (and once at start). */
+/** How often old deliveries and events are dropped, the first time a minute after start. */
 const RETENTION_EVERY_MS = 3_600_000;
+const RETENTION_FIRST_MS = 60_000;
 /** How long stopping waits for the attempts in flight. */
 const STOP_WAIT_MS = 3000;
 /** Attempts in flight in one process, every endpoint together. */
@@ -71,6 +72,8 @@ export class DeliveryWorker {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
+    // As the activity's: a minute after start, then hourly (a start is busy enough).
+    this.nextRetention = Date.now() + RETENTION_FIRST_MS;
     this.schedule(0);
   }
 

@@ -18,6 +18,7 @@ import { createServerOptions } from './server/server-options.js';
 import type { Store } from './store/store.js';
 import { createVariantResolver } from './variants/variant-runtime.js';
 import { workspacePlugin } from './web/workspace-plugin.js';
+import { createWebhooksService } from './webhooks/webhooks-service.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -75,11 +76,27 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     limits,
     warn: (error, message) => logger.warn({ err: error }, message),
   });
+  const webhooks = createWebhooksService({
+    store,
+    keys,
+    settings: config.webhooks,
+    variants: config.variants,
+    support: config.support,
+    observer: {
+      attempted: (outcome) => metrics.webhookAttempt(outcome),
+      endpointDisabled: (endpointId) => {
+        metrics.webhookEndpointDisabled();
+        logger.warn({ endpointId }, 'webhooks: endpoint disabled after failing for too long');
+      },
+      error: (error, message) => logger.warn({ err: error }, message),
+    },
+  });
   const door = new ApiDoor({ api, resolver, trustProxy: config.trustProxy, metrics, log: logger });
   const app = Fastify(createServerOptions(logger, resolver, config.trustProxy, door));
   applyServerLimits(app.server, config.server);
   app.decorate('limits', limits);
   app.addHook('onClose', async () => {
+    await webhooks.close();
     await api.close();
     await limits.close();
   });
@@ -89,7 +106,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(requestMetricsPlugin, { metrics });
   await app.register(healthPlugin, { store, isShuttingDown: options.isShuttingDown });
   await app.register(openApiPlugin, { config, resolver });
-  await app.register(workspacePlugin, { config, store, keys, resolver, limits });
+  await app.register(workspacePlugin, { config, store, keys, resolver, limits, webhooks: webhooks.deps });
   injectThroughTheDoor(app);
   await app.register(adminPlugin, {
     prefix: ADMIN_PREFIX,
@@ -98,6 +115,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     keys,
     metrics,
     metricsText: options.metricsText ?? (() => metrics.registry.metrics()),
+    webhooks: webhooks.deps,
   });
+  // Every serving process delivers: claims keep two from sending the same attempt.
+  app.addHook('onReady', async () => webhooks.start());
   return app;
 }

@@ -11,6 +11,12 @@ import { DEFAULT_POSTGRES_TIMEOUTS, type PostgresTimeouts, type StoreLocation } 
 import { languages } from './variants/languages.js';
 import { CurrencySchema, type VariantConfig, VariantSchema } from './variants/variant-config.js';
 import { WorkspaceSchema, type WorkspaceSettings } from './web/workspace-config.js';
+import {
+  allowHostProblem,
+  WebhooksSchema,
+  type WebhooksSettings,
+  webhooksSettings,
+} from './webhooks/webhooks-config.js';
 
 /** The configuration file's shape (SPEC 4): one schema, the type derived from it. */
 export const ConfigFileSchema = Type.Object(
@@ -37,6 +43,7 @@ export const ConfigFileSchema = Type.Object(
     workspace: Type.Optional(WorkspaceSchema),
     activity: Type.Optional(ActivitySchema),
     marketbob: Type.Optional(MarketbobSchema),
+    webhooks: Type.Optional(WebhooksSchema),
   },
   { additionalProperties: false },
 );
@@ -104,6 +111,8 @@ export interface Config {
   readonly metricsPort: number | undefined;
   /** A MarketBob marketplace's database to serve (MARKETBOB_DATABASE_URL or `marketbob`), or undefined for none. */
   readonly marketbob: MarketbobConfig | undefined;
+  /** Signed webhooks: where they may go, how they are retried (src/webhooks). */
+  readonly webhooks: WebhooksSettings;
 }
 
 /** Thrown with every problem found, one line each; the server never starts half-configured. */
@@ -383,6 +392,10 @@ export function loadConfig(env: Env = process.env): Config {
     const problem = trustedProxyProblem(entry);
     if (problem) problems.push(`trustProxy[${index}]: ${problem}`);
   });
+  (file?.webhooks?.allowHosts ?? []).forEach((entry, index) => {
+    const problem = allowHostProblem(entry);
+    if (problem) problems.push(`webhooks.allowHosts[${index}]: ${problem}`);
+  });
   const redis = parseRedis(env, problems);
   const marketbob = buildMarketbobConfig(file?.marketbob, env, problems);
 
@@ -410,5 +423,6 @@ export function loadConfig(env: Env = process.env): Config {
     workers,
     metricsPort,
     marketbob,
+    webhooks: webhooksSettings(file.webhooks),
   });
 }

@@ -1,2 +1,3 @@
 export { type ClientOptions, createClient, type FetchLike, type FetchResponse, MarketplaceApiError, type MarketplaceClient, type RetryOptions, type TopPurchaseActivityOptions, } from './client.js';
-export type { Account, ActiveCode, AudioMedia, ErrorBody, ImageMedia, Item, ItemMedia, Purchase, PurchaseActivity, VideoMedia, } from './contract.js';
+export type { Account, ActiveCode, ApiKeyRotatedEvent, AudioMedia, ErrorBody, ImageMedia, Item, ItemMedia, Purchase, PurchaseActivity, PurchaseCancelledEvent, PurchaseCreatedEvent, PurchaseDownloadedEvent, PurchaseRefundedEvent, VideoMedia, WebhookEvent, WebhookTestEvent, } from './contract.js';
+export { type VerifyWebhookOptions, verifyWebhook, type WebhookHeaders, WebhookVerificationError, } from './webhooks.js';

@@ -1,1 +1,2 @@
 export { createClient, MarketplaceApiError, } from './client.js';
+export { verifyWebhook, WebhookVerificationError, } from './webhooks.js';

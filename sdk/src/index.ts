@@ -11,6 +11,7 @@ export {
 export type {
   Account,
   ActiveCode,
+  ApiKeyRotatedEvent,
   AudioMedia,
   ErrorBody,
   ImageMedia,
@@ -18,5 +19,17 @@ export type {
   ItemMedia,
   Purchase,
   PurchaseActivity,
+  PurchaseCancelledEvent,
+  PurchaseCreatedEvent,
+  PurchaseDownloadedEvent,
+  PurchaseRefundedEvent,
   VideoMedia,
+  WebhookEvent,
+  WebhookTestEvent,
 } from './contract.js';
+export {
+  type VerifyWebhookOptions,
+  verifyWebhook,
+  type WebhookHeaders,
+  WebhookVerificationError,
+} from './webhooks.js';

@@ -16,6 +16,9 @@ export const adminErrors = {
     message:
       "This account's key is MarketBob's: regenerate it in MarketBob, and the bridge takes the new key (and ends this one) within seconds",
   },
+  webhook_not_found: { status: 404, message: 'The account has no webhook endpoint with this id' },
+  delivery_not_found: { status: 404, message: 'The endpoint has no delivery of this event' },
+  invalid_webhook: { status: 422, message: 'The webhook request is not valid' },
   import_rejected: { status: 422, message: 'The import has bad lines; nothing was written' },
   body_too_large: { status: 413, message: 'The import is over the size limit; nothing was written' },
   import_failed: { status: 500, message: 'The import failed; nothing was written' },

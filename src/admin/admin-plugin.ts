@@ -14,9 +14,11 @@ import { pathOf } from '../server/url-path.js';
 import { readSnapshot } from '../store/snapshot.js';
 import type { Store } from '../store/store.js';
 import type { StoreLocation } from '../store/store-location.js';
+import type { WebhookServiceDeps } from '../webhooks/webhook-endpoints.js';
 import { sendAdminError, sendAdminJson } from './admin-errors.js';
 import { createAdminTokenCheck } from './admin-token.js';
 import { ImportTooLargeError, runImportInWorker } from './run-import-in-worker.js';
+import { webhookRoutes } from './webhook-routes.js';
 
 /** Where the admin API lives. */
 export const ADMIN_PREFIX = '/admin/v1';
@@ -35,6 +37,8 @@ export interface AdminPluginOptions {
   readonly metrics: ServiceMetrics;
   /** The Prometheus text of every process serving (summed over `WORKERS`). */
   readonly metricsText: () => Promise<string>;
+  /** Sellers' webhook endpoints (src/webhooks). */
+  readonly webhooks: WebhookServiceDeps;
 }
 
 const METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'];
@@ -196,6 +200,8 @@ export async function adminPlugin(scope: FastifyInstance, options: AdminPluginOp
       .send(out);
   });
 
+  webhookRoutes(scope, options.webhooks);
+
   scope.get('/metrics', async (_request, reply) => {
     const text = await options.metricsText();
     return reply
@@ -234,4 +240,11 @@ const ADMIN_PATHS = [
   { pattern: /^\/(export|metrics)$/, allow: 'GET, HEAD' },
   { pattern: /^\/purchases\/[^/]+\/(refund|cancel|downloaded)$/, allow: 'POST' },
   { pattern: /^\/accounts\/[^/]+\/(suspend|reactivate|api-key)$/, allow: 'POST' },
+  { pattern: /^\/accounts\/[^/]+\/webhooks$/, allow: 'GET, HEAD, POST' },
+  { pattern: /^\/accounts\/[^/]+\/webhooks\/[^/]+$/, allow: 'DELETE' },
+  { pattern: /^\/accounts\/[^/]+\/webhooks\/[^/]+\/deliveries$/, allow: 'GET, HEAD' },
+  {
+    pattern: /^\/accounts\/[^/]+\/webhooks\/[^/]+\/(replay|test|secret|enable|disable|deliveries\/[^/]+\/retry)$/,
+    allow: 'POST',
+  },
 ] as const;

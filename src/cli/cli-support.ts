@@ -2,6 +2,8 @@ import type { MarketbobConfig } from '../marketbob/marketbob-config.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import type { StoreLocation } from '../store/store-location.js';
+import type { VariantConfig } from '../variants/variant-config.js';
+import type { WebhooksSettings } from '../webhooks/webhooks-config.js';
 
 /** What the commands read of the configuration (the server's: DATABASE_URL, SECRET_KEY, MARKETPLACE_CONFIG). */
 export interface CliConfig {
@@ -11,6 +13,8 @@ export interface CliConfig {
   readonly secretKey: string | undefined;
   readonly keyRotationGraceSeconds: number;
   readonly marketbob: MarketbobConfig | undefined;
+  readonly variants: readonly VariantConfig[];
+  readonly webhooks: WebhooksSettings;
 }
 
 /** Runs `work` over the configured store, opened for it and always closed. */

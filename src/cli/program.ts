@@ -9,6 +9,7 @@ import { addAccountCommands } from './accounts-commands.js';
 import { type CliConfig, EXIT, EXIT_CODES_HELP, examples, fail, storeRunner, type WithStore } from './cli-support.js';
 import { addPurchaseCommands } from './purchases-commands.js';
 import { setPasswordCommand } from './set-password-command.js';
+import { addWebhookCommands } from './webhooks-commands.js';
 
 /**
  * The CLI's commands. Usage errors throw a CommanderError (exitOverride) instead of exiting, so
@@ -39,6 +40,7 @@ export function createProgram({ loadConfig, version }: ProgramOptions): Command 
         'npm run cli -- keys rotate jdoe',
         'npm run cli -- purchases refund 0f8e2c1a-9b7d',
         'npm run cli -- accounts suspend jdoe',
+        'npm run cli -- webhooks list jdoe',
         'npm run cli -- marketbob sync',
         'npm run cli -- help purchases',
       )}${EXIT_CODES_HELP}\n`,
@@ -150,6 +152,7 @@ export function createProgram({ loadConfig, version }: ProgramOptions): Command 
       if (!ok) process.exitCode = EXIT.failed;
     });
   addPurchaseCommands(program, withStore);
+  addWebhookCommands(program, withStore);
   addMarketbobCommands(program, loadConfig, withStore);
   return program;
 }

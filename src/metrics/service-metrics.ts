@@ -7,6 +7,9 @@ export type ValidationOutcome = 'valid' | 'invalid' | 'refunded' | 'cancelled';
 /** How an import run ended: written, refused for bad lines, or failed (input or store). */
 export type ImportOutcome = 'ok' | 'rejected' | 'failed';
 
+/** How a webhook delivery attempt ended: delivered, to be tried again, or failed for good. */
+export type WebhookAttemptOutcome = 'succeeded' | 'retrying' | 'failed';
+
 /** One route's request counters, resolved once when the route is registered. */
 export interface RouteMetrics {
   /** One answered request: its HTTP status and how long it took, in seconds. */
@@ -44,6 +47,9 @@ export interface ServiceMetrics {
   /** The store failed: `unavailable` (answered 503) or `other` (answered 500). */
   storeError(kind: 'unavailable' | 'other'): void;
   importRun(outcome: ImportOutcome): void;
+  webhookAttempt(outcome: WebhookAttemptOutcome): void;
+  /** An endpoint disabled after a long run of failed attempts. */
+  webhookEndpointDisabled(): void;
 }
 
 /** Request latency buckets, in seconds: the hot path answers in well under a millisecond. */
@@ -155,6 +161,20 @@ export function createServiceMetrics(): ServiceMetrics {
     registers: [registry],
   });
 
+  const webhookAttempts = new Counter({
+    name: 'marketplace_webhook_attempts_total',
+    help: 'Webhook delivery attempts, by outcome (succeeded; retrying: failed, tried again later; failed: for good)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const webhookDisabled = new Counter({
+    name: 'marketplace_webhook_endpoints_disabled_total',
+    help: 'Webhook endpoints disabled after failing for too long',
+    registers: [registry],
+  });
+  for (const outcome of ['succeeded', 'retrying', 'failed'] as const) webhookAttempts.labels(outcome).inc(0);
+  webhookDisabled.inc(0);
+
   const validationTally = (outcome: ValidationOutcome) => new Tally(() => validations.labels(outcome)).zero();
   const validationTallies: Record<ValidationOutcome, Tally> = {
     valid: validationTally('valid'),
@@ -250,6 +270,12 @@ export function createServiceMetrics(): ServiceMetrics {
     },
     importRun(outcome) {
       importRuns.labels(outcome).inc();
+    },
+    webhookAttempt(outcome) {
+      webhookAttempts.labels(outcome).inc();
+    },
+    webhookEndpointDisabled() {
+      webhookDisabled.inc();
     },
   };
 }

@@ -168,6 +168,32 @@ const pt: DocsLanguage = {
     'The API key as a bearer token': 'A chave de API como token bearer',
     'The API key in the query string (or the body, on POST); different values in two places: 400':
       'A chave de API na query string (ou no corpo, no POST); valores diferentes em dois lugares: 400',
+    // Webhooks (src/schemas/webhook-schemas.ts, openapi-document.ts)
+    "What the service sends to the seller's own endpoints": 'O que o serviço envia aos endpoints do próprio vendedor',
+    "A new purchase of one of the seller's items": 'Uma nova compra de um dos itens do vendedor',
+    'A purchase was refunded: its code no longer validates':
+      'Uma compra foi reembolsada: seu código deixa de ser válido',
+    'A purchase was cancelled: its code no longer validates':
+      'Uma compra foi cancelada: seu código deixa de ser válido',
+    'A purchase was downloaded for the first time': 'Uma compra foi baixada pela primeira vez',
+    "The seller's API key was replaced": 'A chave de API do vendedor foi substituída',
+    'Sent on request (the workspace\'s "Send test event"), to one endpoint, whatever it subscribes to':
+      'Enviado a pedido ("Enviar evento de teste" do painel), a um endpoint, quaisquer que sejam seus eventos',
+    'Sent by the service to each endpoint of the seller subscribed to this event, signed by the Standard Webhooks scheme: verify the signature (the SDK has verifyWebhook) before trusting the body. Answer 2xx within 10 s; any other answer, or none, is retried with exponential back-off for about 3 days, so an event may arrive more than once and in any order: use the event id to skip one seen before.':
+      'Enviado pelo serviço a cada endpoint do vendedor inscrito neste evento, assinado pelo esquema Standard Webhooks: confira a assinatura (o SDK tem verifyWebhook) antes de confiar no corpo. Responda 2xx em até 10 s; qualquer outra resposta, ou nenhuma, é repetida com espera exponencial por cerca de 3 dias, então um evento pode chegar mais de uma vez e em qualquer ordem: use o id do evento para ignorar um já visto.',
+    'The event id: the same on every retry of the event': 'O id do evento: o mesmo em cada nova tentativa do evento',
+    'When this attempt was signed, in seconds since the epoch: refuse one too far from now':
+      'Quando esta tentativa foi assinada, em segundos desde a época: recuse uma longe demais de agora',
+    'v1, then a comma and the base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the secret after whsec_; two of them, separated by a space, while a rotated secret still signs':
+      'v1, uma vírgula e o HMAC-SHA256 em base64 de "{webhook-id}.{webhook-timestamp}.{body}" com a chave do segredo após whsec_; dois deles, separados por um espaço, enquanto um segredo substituído ainda assina',
+    'Received: the event is not sent again': 'Recebido: o evento não é enviado de novo',
+    'The event id, also sent as the webhook-id header: the same on every retry, so a receiver can skip one seen before':
+      'O id do evento, também enviado no cabeçalho webhook-id: o mesmo em cada nova tentativa, para o receptor ignorar um já visto',
+    'When the change was made (not when it was sent)': 'Quando a mudança foi feita (não quando foi enviada)',
+    'The username of the seller the event is about': 'O nome de usuário do vendedor a quem o evento se refere',
+    "The purchase's status after the change": 'A situação da compra depois da mudança',
+    'Until when the replaced key keeps working; null when it stopped at once. The key itself is never sent':
+      'Até quando a chave substituída continua funcionando; null quando parou na hora. A chave nunca é enviada',
     // Example records' words (openapi-examples.ts)
     'Themes and plugins': 'Temas e plugins',
     'Handmade admin themes since 2015.': 'Temas de administração feitos à mão desde 2015.',

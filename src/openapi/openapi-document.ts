@@ -2,6 +2,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { MAX_DECIMALS, resourceSchemas } from '../schemas/resource-schemas.js';
 import { errorEnvelope, routeResponseSchemas } from '../schemas/response-schemas.js';
 import { type RouteContract, type RouteParam, routeContracts, routeErrorKinds } from '../schemas/route-contracts.js';
+import { WEBHOOK_BODY_TYPES, webhookEventSchemas } from '../schemas/webhook-schemas.js';
 import type { ErrorKind } from '../variants/error-kinds.js';
 import type { VariantConfig } from '../variants/variant-config.js';
 import type { VariantTexts } from '../variants/variant-texts.js';
@@ -221,6 +222,55 @@ function operation(route: RouteContract, variant: VariantConfig, support: boolea
   };
 }
 
+const SIGNATURE_HEADERS: readonly [string, string][] = [
+  ['webhook-id', 'The event id: the same on every retry of the event'],
+  ['webhook-timestamp', 'When this attempt was signed, in seconds since the epoch: refuse one too far from now'],
+  [
+    'webhook-signature',
+    'v1, then a comma and the base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the secret after whsec_; ' +
+      'two of them, separated by a space, while a rotated secret still signs',
+  ],
+];
+
+/**
+ * The `webhooks` section (OpenAPI 3.1): what a seller's endpoint receives, one entry per event
+ * type, with the Standard Webhooks signature headers. Money is in the endpoint's chosen variant,
+ * as this document's examples are in its own.
+ */
+function webhooks(t: Translate): Json {
+  return Object.fromEntries(
+    WEBHOOK_BODY_TYPES.map((type) => [
+      type,
+      {
+        post: {
+          operationId: `webhook_${type.replace('.', '_')}`,
+          summary: t(webhookEventSchemas[type]?.description as string),
+          description: t(
+            'Sent by the service to each endpoint of the seller subscribed to this event, signed by the Standard Webhooks ' +
+              'scheme: verify the signature (the SDK has verifyWebhook) before trusting the body. Answer 2xx within 10 s; ' +
+              'any other answer, or none, is retried with exponential back-off for about 3 days, so an event may arrive ' +
+              'more than once and in any order: use the event id to skip one seen before.',
+          ),
+          tags: ['Webhooks'],
+          security: [],
+          parameters: SIGNATURE_HEADERS.map(([name, description]) => ({
+            name,
+            in: 'header',
+            required: true,
+            description: t(description),
+            schema: { type: 'string' },
+          })),
+          requestBody: {
+            required: true,
+            content: { [JSON_MEDIA]: { schema: published(webhookEventSchemas[type] as TSchema, t) } },
+          },
+          responses: { '2XX': { description: t('Received: the event is not sent again') } },
+        },
+      },
+    ]),
+  );
+}
+
 /** The server a variant is reached at: its configured base URL, without a trailing slash. */
 export function variantServerUrl(variant: VariantConfig): string {
   return variant.baseUrl.replace(/\/+$/, '') || '/';
@@ -254,8 +304,12 @@ export function buildOpenApiDocument(variant: VariantConfig, support: boolean): 
     },
     servers: [{ url: variantServerUrl(variant) }],
     security: [{ apiKeyHeader: [] }, { bearer: [] }, { apiKeyQuery: [] }],
-    tags: [{ name: 'API', description: t('The seller endpoints') }],
+    tags: [
+      { name: 'API', description: t('The seller endpoints') },
+      { name: 'Webhooks', description: t("What the service sends to the seller's own endpoints") },
+    ],
     paths,
+    webhooks: webhooks(t),
     components: {
       schemas: {
         ...Object.fromEntries(

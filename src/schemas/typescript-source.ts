@@ -10,6 +10,7 @@ import {
   PurchaseActivity,
   VideoMedia,
 } from './resource-schemas.js';
+import { WEBHOOK_BODY_TYPES, webhookEventSchemas } from './webhook-schemas.js';
 
 /**
  * Writes the resource schemas as TypeScript declarations, for the SDK (sdk/src/contract.ts):
@@ -92,6 +93,11 @@ export function sdkContractSource(): string {
     ...declarations,
     "/** An item's media, by its preview type. */\nexport type ItemMedia = ImageMedia | VideoMedia | AudioMedia;",
     '/** Every error answer: `{ status: <error word>, msg }`. */\nexport interface ErrorBody {\n  status: string;\n  msg: string;\n}',
+    ...WEBHOOK_BODY_TYPES.map((type) => {
+      const schema = webhookEventSchemas[type] as TSchema;
+      return `/** The body of a \`${type}\` webhook (issue 25): ${schema.description}. */\nexport interface ${schema.title} ${objectType(schema, '')}`;
+    }),
+    `/** Any webhook body, told apart by its \`type\`. */\nexport type WebhookEvent =\n${WEBHOOK_BODY_TYPES.map((type) => `  | ${webhookEventSchemas[type]?.title}`).join('\n')};`,
     `/** "No items" in every language: items() answers [] for it. */\nexport const NO_ITEMS_MESSAGES: readonly string[] = ${messagesOf('noItems')};`,
     `/** "Item not found" in every language: item() answers null for it. */\nexport const ITEM_NOT_FOUND_MESSAGES: readonly string[] = ${messagesOf('itemNotFound')};`,
     `/** "Invalid purchase code" in every language: validatePurchase() and purchaseActivity() answer null for it. */\nexport const INVALID_PURCHASE_CODE_MESSAGES: readonly string[] = ${messagesOf('invalidPurchaseCode')};`,

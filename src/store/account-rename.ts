@@ -14,6 +14,8 @@ export const ACCOUNT_REFERENCES: readonly { readonly table: string; readonly col
   { table: 'key_dates', column: 'username' },
   { table: 'key_usage', column: 'username' },
   { table: 'marketbob_users', column: 'username' },
+  { table: 'webhook_endpoints', column: 'account' },
+  { table: 'webhook_events', column: 'account' },
 ];
 
 /** Set on the key digest while the renamed row and its copy both exist (the column is unique); 9 characters. */

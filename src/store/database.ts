@@ -1,4 +1,5 @@
 import type { AccountRow, ItemRecord, PurchaseRecord } from '../records/rows.js';
+import type { WebhookDeliveryRow, WebhookEndpointRow, WebhookEventRow } from './webhook-rows.js';
 
 /** The tables as Kysely sees them. */
 export interface Database {
@@ -12,6 +13,9 @@ export interface Database {
   key_usage: KeyUsageRow;
   key_dates: KeyDateRow;
   marketbob_users: MarketbobUserRow;
+  webhook_endpoints: WebhookEndpointRow;
+  webhook_events: WebhookEventRow;
+  webhook_deliveries: WebhookDeliveryRow;
 }
 
 /** An account's password hash, kept apart from `accounts` (see migration 0002). */

@@ -17,6 +17,9 @@ import {
   type StoredKey,
   StoreUnavailableError,
 } from './store.js';
+import { type Change, purchaseEventTypes, purchaseSnapshot, recordChanges } from './webhook-outbox.js';
+import { WebhookStore } from './webhook-store.js';
+import { writeTransaction } from './write-transaction.js';
 
 /** What a dialect adds to the shared queries. */
 export interface DialectParts {
@@ -75,6 +78,7 @@ export class KyselyStore implements Store {
   private readonly runner: QueryRunner;
   /** Set by this store's own writes, which a dialect's change signal may not report to its writer. */
   private changedHere = false;
+  private readonly webhookStore: WebhookStore;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -83,6 +87,12 @@ export class KyselyStore implements Store {
     this.dialect = parts.dialect;
     this.runner = parts.runner;
     this.queries = compileReadQueries(db, parts.dialect);
+    // Its writes go through `write` without telling the caches: no account, item or purchase changes.
+    this.webhookStore = new WebhookStore(db, parts.dialect, (work) => this.write(work, false));
+  }
+
+  webhooks(): WebhookStore {
+    return this.webhookStore;
   }
 
   accountByKeyDigest(digest: string): Promise<AccountRow | undefined> {
@@ -132,7 +142,7 @@ export class KyselyStore implements Store {
 
   replaceAccountKey(username: string, key: StoredKey, retireOldUntil?: number): Promise<boolean> {
     return this.write(() =>
-      this.db.transaction().execute(async (trx) => {
+      writeTransaction(this.db, this.dialect, async (trx) => {
         const old = await trx
           .selectFrom('accounts')
           .select('key_digest')
@@ -174,6 +184,16 @@ export class KyselyStore implements Store {
             )
             .execute();
         }
+        await recordChanges(trx, [
+          {
+            account: username,
+            type: 'api_key.rotated',
+            codeKey: '',
+            data: JSON.stringify({
+              old_key_works_until: retireOldUntil !== undefined && retireOldUntil > now ? retireOldUntil : null,
+            }),
+          },
+        ]);
         return true;
       }),
     );
@@ -397,15 +417,35 @@ export class KyselyStore implements Store {
     codeKey: string,
     change: Partial<Pick<PurchaseRow, 'status' | 'downloaded'>>,
   ): Promise<PurchaseRow | undefined> {
-    return this.write(async () => {
-      // RETURNING: both SQLite (3.35+) and PostgreSQL give the row as written, in one statement.
-      return (await this.db
-        .updateTable('purchases')
-        .set(change)
-        .where('code_key', '=', codeKey)
-        .returningAll()
-        .executeTakeFirst()) as PurchaseRow | undefined;
-    });
+    return this.write(() =>
+      // One transaction: the change and the webhook events it makes (the outbox) commit together.
+      writeTransaction(this.db, this.dialect, async (trx) => {
+        const before = await trx
+          .selectFrom('purchases')
+          .select(['status', 'downloaded'])
+          .where('code_key', '=', codeKey)
+          .executeTakeFirst();
+        if (!before) return undefined;
+        // RETURNING: both SQLite (3.35+) and PostgreSQL give the row as written, in one statement.
+        const row = (await trx
+          .updateTable('purchases')
+          .set(change)
+          .where('code_key', '=', codeKey)
+          .returningAll()
+          .executeTakeFirst()) as PurchaseRow | undefined;
+        if (!row) return undefined;
+        const types = purchaseEventTypes(before, row);
+        if (types.length > 0) {
+          const item = await trx.selectFrom('items').select('account').where('id', '=', row.item_id).executeTakeFirst();
+          if (item) {
+            const data = purchaseSnapshot(row);
+            const changes: Change[] = types.map((type) => ({ account: item.account, type, codeKey, data }));
+            await recordChanges(trx, changes);
+          }
+        }
+        return row;
+      }),
+    );
   }
 
   /**

@@ -14,6 +14,16 @@ import {
   type ReplacedKey,
   type UpsertCounts,
 } from './store.js';
+import {
+  type Change,
+  type OutboxRows,
+  outboxRows,
+  type PurchaseBefore,
+  purchaseEventTypes,
+  purchaseSnapshot,
+  type SubscriptionRow,
+  Subscriptions,
+} from './webhook-outbox.js';
 
 /** Any constant: one import at a time, as SQLite's write lock gives. */
 const IMPORT_LOCK = 7_310_455_022;
@@ -204,7 +214,17 @@ function isRowError(error: unknown): error is pg.DatabaseError {
 const zeroCounts = (): UpsertCounts => ({ inserted: 0, updated: 0, unchanged: 0 });
 
 class PostgresImportSession implements ImportSession {
+  /** The enabled webhook endpoints, read on the first write that may tell them: none, and purchases are written as they are. */
+  private subscriptions: Promise<Subscriptions> | undefined;
+
   constructor(private readonly client: pg.PoolClient) {}
+
+  private webhookSubscriptions(): Promise<Subscriptions> {
+    this.subscriptions ??= this.client
+      .query<SubscriptionRow>('SELECT id, account, events FROM webhook_endpoints WHERE enabled = 1')
+      .then(({ rows }) => new Subscriptions(rows));
+    return this.subscriptions;
+  }
 
   async accountKeys(usernames: readonly string[]): Promise<Map<string, string>> {
     const { rows } = await this.client.query<{ username: string; key_digest: string }>({
@@ -267,7 +287,61 @@ class PostgresImportSession implements ImportSession {
   }
 
   async upsertPurchases(rows: readonly PurchaseRecord[]): Promise<UpsertCounts> {
-    return this.upsert(UPSERT_PURCHASES, rows);
+    const subscriptions = await this.webhookSubscriptions();
+    if (subscriptions.empty) return this.upsert(UPSERT_PURCHASES, rows);
+    // With endpoints to tell: each purchase's state before, and its item's account, for the events its write makes.
+    const { rows: stored } = await this.client.query<PurchaseBefore & { code_key: string }>({
+      name: 'import_webhook_purchases_before',
+      text: 'SELECT code_key, status, downloaded FROM purchases WHERE code_key = ANY($1::text[])',
+      values: [rows.map((row) => row.code_key)],
+    });
+    const { rows: items } = await this.client.query<{ id: number; account: string }>({
+      name: 'import_webhook_item_accounts',
+      text: 'SELECT id, account FROM items WHERE id = ANY($1::int8[])',
+      values: [[...new Set(rows.map((row) => row.item_id))]],
+    });
+    const counts = await this.upsert(UPSERT_PURCHASES, rows);
+    const before = new Map(stored.map((row) => [row.code_key, row]));
+    const accounts = new Map(items.map((item) => [Number(item.id), item.account]));
+    const changes: Change[] = [];
+    for (const row of rows) {
+      const account = accounts.get(row.item_id);
+      if (account === undefined || !subscriptions.hasAccount(account)) continue;
+      const data = purchaseSnapshot(row);
+      for (const type of purchaseEventTypes(before.get(row.code_key), row)) {
+        changes.push({ account, type, codeKey: row.code_key, data });
+      }
+    }
+    await this.writeOutbox(outboxRows(subscriptions, changes, Date.now()));
+    return counts;
+  }
+
+  /** The outbox rows of one batch: two statements. */
+  private async writeOutbox(rows: OutboxRows): Promise<void> {
+    if (rows.events.length === 0) return;
+    const { events, deliveries } = rows;
+    await this.client.query({
+      name: 'import_webhook_events',
+      text:
+        'INSERT INTO webhook_events (id, account, type, code_key, occurred_at, data) ' +
+        'SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::text[])',
+      values: [
+        events.map((e) => e.id),
+        events.map((e) => e.account),
+        events.map((e) => e.type),
+        events.map((e) => e.code_key),
+        events.map((e) => e.occurred_at),
+        events.map((e) => e.data),
+      ],
+    });
+    await this.client.query({
+      name: 'import_webhook_deliveries',
+      text:
+        'INSERT INTO webhook_deliveries (event_id, endpoint_id, state, attempts, next_attempt_at, locked_until, ' +
+        "last_attempt_at, last_status, last_error, created_at) SELECT e, p, 'pending', 0, $3::int8, 0, 0, 0, '', $3::int8 " +
+        'FROM unnest($1::text[], $2::text[]) AS d(e, p)',
+      values: [deliveries.map((d) => d.event_id), deliveries.map((d) => d.endpoint_id), deliveries[0]?.created_at ?? 0],
+    });
   }
 
   /** Items and purchases alike: one statement writes them all; what it did not touch was unchanged. */
@@ -315,6 +389,12 @@ class PostgresImportSession implements ImportSession {
         'ON CONFLICT (username, key_digest) DO UPDATE SET replaced_at = EXCLUDED.replaced_at',
       values: [usernames, rows.map((row) => row.formerDigest), Date.now()],
     });
+    const subscriptions = await this.webhookSubscriptions();
+    if (!subscriptions.empty) {
+      const data = JSON.stringify({ old_key_works_until: null });
+      const changes = usernames.map((account) => ({ account, type: 'api_key.rotated', codeKey: '', data }));
+      await this.writeOutbox(outboxRows(subscriptions, changes, Date.now()));
+    }
   }
 
   /** Password hashes go to their own table (see migration 0002), one statement per batch. */

@@ -52,6 +52,7 @@ const DELEGATED = [
   'deleteSession',
   'deleteSessionsIdleSince',
   'isEmpty',
+  'webhooks',
   'anyAccount',
   'marketbobUserId',
   'runImport',

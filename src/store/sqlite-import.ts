@@ -13,6 +13,16 @@ import {
   type ReplacedKey,
   type UpsertCounts,
 } from './store.js';
+import {
+  type Change,
+  type OutboxRows,
+  outboxRows,
+  type PurchaseBefore,
+  purchaseEventTypes,
+  purchaseSnapshot,
+  type SubscriptionRow,
+  Subscriptions,
+} from './webhook-outbox.js';
 
 /**
  * Imports into SQLite: one transaction on a connection of its own, statements prepared once per
@@ -125,8 +135,15 @@ class SqliteImportSession implements ImportSession {
   private readonly updateItem: BetterSqlite3.Statement<unknown[]>;
   private readonly insertPurchase: BetterSqlite3.Statement<unknown[]>;
   private readonly updatePurchase: BetterSqlite3.Statement<unknown[]>;
+  /** The enabled webhook endpoints when the import began: with none, purchases are written as they are. */
+  private readonly subscriptions: Subscriptions;
+  private readonly webhooks: ImportWebhooks | undefined;
 
   constructor(private readonly db: BetterSqlite3.Database) {
+    this.subscriptions = new Subscriptions(
+      db.prepare<[], SubscriptionRow>('SELECT id, account, events FROM webhook_endpoints WHERE enabled = 1').all(),
+    );
+    this.webhooks = this.subscriptions.empty ? undefined : new ImportWebhooks(db, this.subscriptions);
     this.accountKey = db.prepare<[string], string>('SELECT key_digest FROM accounts WHERE username = ?').pluck();
     this.keyOwner = db.prepare<[string], string>('SELECT username FROM accounts WHERE key_digest = ?').pluck();
     this.itemExists = db.prepare<[number], number>('SELECT 1 FROM items WHERE id = ?').pluck();
@@ -192,7 +209,21 @@ class SqliteImportSession implements ImportSession {
   }
 
   async upsertPurchases(rows: readonly PurchaseRecord[]): Promise<UpsertCounts> {
-    return this.upsert(rows, (record) => record.code_key, purchaseValues, this.insertPurchase, this.updatePurchase);
+    const webhooks = this.webhooks;
+    if (webhooks === undefined) {
+      return this.upsert(rows, (record) => record.code_key, purchaseValues, this.insertPurchase, this.updatePurchase);
+    }
+    // With endpoints to tell: each purchase's state before, for the events its write makes.
+    const before = rows.map((row) => webhooks.purchaseBefore(row.code_key));
+    const counts = this.upsert(
+      rows,
+      (record) => record.code_key,
+      purchaseValues,
+      this.insertPurchase,
+      this.updatePurchase,
+    );
+    webhooks.purchasesWritten(rows, before);
+    return counts;
   }
 
   /**
@@ -247,6 +278,7 @@ class SqliteImportSession implements ImportSession {
       unused.run(username);
       remember.run(username, formerDigest, now);
     }
+    this.webhooks?.keysReplaced(rows.map((row) => row.username));
   }
 
   /** Password hashes go to their own table (see migration 0002), prepared on first use. */
@@ -293,3 +325,69 @@ class SqliteImportSession implements ImportSession {
     return true;
   }
 }
+
+/** An import's webhook events: found row by row, written with the batch that made them. */
+class ImportWebhooks {
+  private readonly before: BetterSqlite3.Statement<[string], PurchaseBefore>;
+  private readonly itemAccount: BetterSqlite3.Statement<[number], string>;
+  private readonly insertEvent: BetterSqlite3.Statement<unknown[]>;
+  private readonly insertDelivery: BetterSqlite3.Statement<unknown[]>;
+  private readonly accounts = new Map<number, string | undefined>();
+
+  constructor(
+    db: BetterSqlite3.Database,
+    private readonly subscriptions: Subscriptions,
+  ) {
+    this.before = db.prepare<[string], PurchaseBefore>('SELECT status, downloaded FROM purchases WHERE code_key = ?');
+    this.itemAccount = db.prepare<[number], string>('SELECT account FROM items WHERE id = ?').pluck();
+    this.insertEvent = db.prepare(
+      'INSERT INTO webhook_events (id, account, type, code_key, occurred_at, data) ' +
+        'VALUES (@id, @account, @type, @code_key, @occurred_at, @data)',
+    );
+    this.insertDelivery = db.prepare(
+      'INSERT INTO webhook_deliveries (event_id, endpoint_id, state, attempts, next_attempt_at, locked_until, ' +
+        'last_attempt_at, last_status, last_error, created_at) VALUES (@event_id, @endpoint_id, @state, @attempts, ' +
+        '@next_attempt_at, @locked_until, @last_attempt_at, @last_status, @last_error, @created_at)',
+    );
+  }
+
+  purchaseBefore(codeKey: string): PurchaseBefore | undefined {
+    return this.before.get(codeKey);
+  }
+
+  purchasesWritten(rows: readonly PurchaseRecord[], before: readonly (PurchaseBefore | undefined)[]): void {
+    const changes: Change[] = [];
+    rows.forEach((row, index) => {
+      const account = this.accountOf(row.item_id);
+      if (account === undefined || !this.subscriptions.hasAccount(account)) return;
+      const types = purchaseEventTypes(before[index], row);
+      if (types.length === 0) return;
+      const data = purchaseSnapshot(row);
+      for (const type of types) changes.push({ account, type, codeKey: row.code_key, data });
+    });
+    this.write(outboxRows(this.subscriptions, changes, Date.now()));
+  }
+
+  keysReplaced(usernames: readonly string[]): void {
+    const changes = usernames.map((account) => ({
+      account,
+      type: 'api_key.rotated',
+      codeKey: '',
+      data: KEY_EVENT_DATA,
+    }));
+    this.write(outboxRows(this.subscriptions, changes, Date.now()));
+  }
+
+  private accountOf(itemId: number): string | undefined {
+    if (!this.accounts.has(itemId)) this.accounts.set(itemId, this.itemAccount.get(itemId));
+    return this.accounts.get(itemId);
+  }
+
+  private write(rows: OutboxRows): void {
+    for (const event of rows.events) this.insertEvent.run(event);
+    for (const delivery of rows.deliveries) this.insertDelivery.run(delivery);
+  }
+}
+
+/** An imported key ends the former one at once. */
+const KEY_EVENT_DATA = JSON.stringify({ old_key_works_until: null });

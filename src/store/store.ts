@@ -11,6 +11,7 @@ import type {
 } from '../records/rows.js';
 import type { SessionRow } from './database.js';
 import type { Dialect } from './dialect.js';
+import type { WebhookStore } from './webhook-store.js';
 
 /** The key columns of an account: the digest to find it by, the ciphertext to show it again. */
 export interface StoredKey {
@@ -298,6 +299,12 @@ export interface Store {
   setAccountStatus(username: string, status: AccountStatus): Promise<boolean>;
   /** True when the store holds no account at all. */
   isEmpty(): Promise<boolean>;
+  /**
+   * The webhook endpoints and their delivery queue (issue 25). Events themselves are written by
+   * the changes above and by imports, in their own transactions, for the accounts that have an
+   * endpoint subscribed: a purchase created, refunded, cancelled or downloaded, a key replaced.
+   */
+  webhooks(): WebhookStore;
   /**
    * Any one account that has a key (the start checks the server secret against it); undefined when
    * there is none.

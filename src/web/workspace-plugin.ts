@@ -19,6 +19,7 @@ import { classifyError, reportFailure } from '../server/error-classifier.js';
 import { pathOf } from '../server/url-path.js';
 import type { Store } from '../store/store.js';
 import type { VariantResolver } from '../variants/variant-runtime.js';
+import type { WebhookServiceDeps } from '../webhooks/webhook-endpoints.js';
 import { createLoginAttempts } from './login-attempts.js';
 import { packageRoot } from './package-root.js';
 import {
@@ -33,6 +34,7 @@ import {
 import { workspaceLanguages } from './texts/workspace-languages.js';
 import type { WorkspaceTexts } from './texts/workspace-texts.js';
 import { validationExample } from './validation-example.js';
+import { registerWebhookPages, type WebhookFlash } from './webhooks-page.js';
 import type { WorkspaceSettings } from './workspace-config.js';
 import { createWorkspaceSessions, type LiveSession } from './workspace-sessions.js';
 
@@ -48,6 +50,8 @@ export interface WorkspaceOptions {
   readonly resolver: VariantResolver;
   /** The limits machinery the API's budgets use: shared through Redis when REDIS_URL is set. */
   readonly limits: Limits;
+  /** Sellers' webhook endpoints (src/webhooks). */
+  readonly webhooks: WebhookServiceDeps;
 }
 
 /** Every workspace response: never cached, never framed, no referrer, only our own scripts and styles. */
@@ -72,7 +76,10 @@ const HASH_SAMPLE_SIZE = 1000;
 const BUSY_RETRY_SECONDS = 2;
 
 /** What a page leaves in the session for the next GET to show once (Post/Redirect/Get). */
-type Flash = { readonly reveal: true } | { readonly rotated: { readonly oldKeyWorksUntil: number | null } };
+type Flash =
+  | { readonly reveal: true }
+  | { readonly rotated: { readonly oldKeyWorksUntil: number | null } }
+  | { readonly webhook: WebhookFlash };
 
 const readFlash = (text: string | null): Flash | undefined => {
   if (text === null) return undefined;
@@ -97,7 +104,7 @@ interface PageContext {
   readonly csrf: string;
   readonly user?: string;
   /** The navigation entry of the page, marked as the current one. */
-  readonly nav?: 'settings' | 'purchaseCodes';
+  readonly nav?: 'settings' | 'purchaseCodes' | 'webhooks';
 }
 
 /** A date as the pages write it: in the page's language, in UTC (the server knows no seller's zone). */
@@ -134,7 +141,7 @@ const field = (body: unknown, name: string): string => {
  */
 export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
   scope,
-  { config, store, keys, resolver, limits },
+  { config, store, keys, resolver, limits, webhooks },
 ) => {
   const root = packageRoot();
   const eta = new Eta({ views: join(root, 'web', 'views'), cache: true });
@@ -439,6 +446,7 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
       // What the last POST left to show, once: a reload shows the page as it is, not the key again.
       const flash = readFlash(who.session.flash);
       if (who.session.flash !== null) await sessions.setFlash(who.sessionId, null);
+      if (flash && 'webhook' in flash) return settingsPage(request, reply, t, who, { reveal: false });
       if (flash && 'rotated' in flash) {
         const until = flash.rotated.oldKeyWorksUntil;
         return settingsPage(request, reply, t, who, {
@@ -521,6 +529,31 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
       return toSettings(reply, who, {
         rotated: { oldKeyWorksUntil: rotated.oldKeyWorksUntil?.getTime() ?? null },
       });
+    });
+
+    const webhooksUrl = `${prefix}/workspace/webhooks`;
+    registerWebhookPages<SignedIn>({
+      url: webhooksUrl,
+      deps: webhooks,
+      workspacePage,
+      dateText,
+      langOf: (t) => Object.entries(workspaceLanguages).find(([, texts]) => texts === t)?.[0] ?? 'en',
+      render: (request, reply, t, who, status, data) =>
+        renderPage(reply, status, 'webhooks', {
+          ...context(request, reply, t, who),
+          title: t.webhooks.title,
+          nav: 'webhooks',
+          ...data,
+        }),
+      redirectWith: async (reply, who, flash) => {
+        if (flash !== undefined) await sessions.setFlash(who.sessionId, JSON.stringify({ webhook: flash }));
+        return reply.redirect(webhooksUrl, 303);
+      },
+      takeFlash: async (who) => {
+        const flash = readFlash(who.session.flash);
+        if (who.session.flash !== null) await sessions.setFlash(who.sessionId, null);
+        return flash && 'webhook' in flash ? flash.webhook : undefined;
+      },
     });
 
     workspacePage('POST', `${prefix}/workspace/logout`, async (request, reply, _t, { sessionId }) => {

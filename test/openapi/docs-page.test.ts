@@ -107,8 +107,8 @@ describe('the docs page', () => {
         await page.locator('.opblock').first().waitFor();
         expect(await page.title()).toBe(docsLanguages[variant.lang].pageTitle);
         expect(await page.locator('html').getAttribute('lang')).toBe(docsLanguages[variant.lang].htmlLang);
-        // Six operations (HEAD is a sentence of the introduction), no framework's top bar or logo.
-        await expect.poll(() => page.locator('.opblock').count()).toBe(6);
+        // Six operations (HEAD is a sentence of the introduction) and six webhooks, no framework's top bar or logo.
+        await expect.poll(() => page.locator('.opblock').count()).toBe(12);
         expect(await page.locator('.topbar, img[alt*="Swagger" i], .topbar-wrapper').count()).toBe(0);
         expect(await page.locator('.info .title').innerText()).toContain(`marketplace-api (${variant.lang})`);
         expect(await page.locator('.info a[href$="/openapi.json"]').getAttribute('href')).toBe(

@@ -135,6 +135,95 @@ export interface ErrorBody {
     status: string;
     msg: string;
 }
+/** The body of a `purchase.created` webhook (issue 25): A new purchase of one of the seller's items. */
+export interface PurchaseCreatedEvent {
+    /** The event id, also sent as the webhook-id header: the same on every retry, so a receiver can skip one seen before */
+    id: string;
+    type: 'purchase.created';
+    /** When the change was made (not when it was sent) */
+    timestamp: string;
+    /** The username of the seller the event is about */
+    account: string;
+    data: {
+        purchase: Purchase;
+        /** The purchase's status after the change */
+        status: 'active' | 'refunded' | 'cancelled';
+    };
+}
+/** The body of a `purchase.refunded` webhook (issue 25): A purchase was refunded: its code no longer validates. */
+export interface PurchaseRefundedEvent {
+    /** The event id, also sent as the webhook-id header: the same on every retry, so a receiver can skip one seen before */
+    id: string;
+    type: 'purchase.refunded';
+    /** When the change was made (not when it was sent) */
+    timestamp: string;
+    /** The username of the seller the event is about */
+    account: string;
+    data: {
+        purchase: Purchase;
+        /** The purchase's status after the change */
+        status: 'active' | 'refunded' | 'cancelled';
+    };
+}
+/** The body of a `purchase.cancelled` webhook (issue 25): A purchase was cancelled: its code no longer validates. */
+export interface PurchaseCancelledEvent {
+    /** The event id, also sent as the webhook-id header: the same on every retry, so a receiver can skip one seen before */
+    id: string;
+    type: 'purchase.cancelled';
+    /** When the change was made (not when it was sent) */
+    timestamp: string;
+    /** The username of the seller the event is about */
+    account: string;
+    data: {
+        purchase: Purchase;
+        /** The purchase's status after the change */
+        status: 'active' | 'refunded' | 'cancelled';
+    };
+}
+/** The body of a `purchase.downloaded` webhook (issue 25): A purchase was downloaded for the first time. */
+export interface PurchaseDownloadedEvent {
+    /** The event id, also sent as the webhook-id header: the same on every retry, so a receiver can skip one seen before */
+    id: string;
+    type: 'purchase.downloaded';
+    /** When the change was made (not when it was sent) */
+    timestamp: string;
+    /** The username of the seller the event is about */
+    account: string;
+    data: {
+        purchase: Purchase;
+        /** The purchase's status after the change */
+        status: 'active' | 'refunded' | 'cancelled';
+    };
+}
+/** The body of a `api_key.rotated` webhook (issue 25): The seller's API key was replaced. */
+export interface ApiKeyRotatedEvent {
+    /** The event id, also sent as the webhook-id header: the same on every retry, so a receiver can skip one seen before */
+    id: string;
+    type: 'api_key.rotated';
+    /** When the change was made (not when it was sent) */
+    timestamp: string;
+    /** The username of the seller the event is about */
+    account: string;
+    data: {
+        /** Until when the replaced key keeps working; null when it stopped at once. The key itself is never sent */
+        old_key_works_until: string | null;
+    };
+}
+/** The body of a `webhook.test` webhook (issue 25): Sent on request (the workspace's "Send test event"), to one endpoint, whatever it subscribes to. */
+export interface WebhookTestEvent {
+    /** The event id, also sent as the webhook-id header: the same on every retry, so a receiver can skip one seen before */
+    id: string;
+    type: 'webhook.test';
+    /** When the change was made (not when it was sent) */
+    timestamp: string;
+    /** The username of the seller the event is about */
+    account: string;
+    data: {
+        message: string;
+    };
+}
+/** Any webhook body, told apart by its `type`. */
+export type WebhookEvent = PurchaseCreatedEvent | PurchaseRefundedEvent | PurchaseCancelledEvent | PurchaseDownloadedEvent | ApiKeyRotatedEvent | WebhookTestEvent;
 /** "No items" in every language: items() answers [] for it. */
 export declare const NO_ITEMS_MESSAGES: readonly string[];
 /** "Item not found" in every language: item() answers null for it. */

@@ -8,6 +8,7 @@ import { keyDates } from './0005-key-dates.js';
 import { keyUsage } from './0006-key-usage.js';
 import { marketbobUsers } from './0007-marketbob-users.js';
 import { purchaseActivity } from './0008-purchase-activity.js';
+import { webhooks } from './0009-webhooks.js';
 
 const ACTIVITY_MIGRATIONS: Record<string, Migration> = { '0008-purchase-activity': purchaseActivity };
 
@@ -26,6 +27,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
     '0006-key-usage': keyUsage,
     '0007-marketbob-users': marketbobUsers,
     ...(dialect === 'postgres' ? ACTIVITY_MIGRATIONS : {}),
+    '0009-webhooks': webhooks,
   };
   return { getMigrations: async () => migrations };
 }

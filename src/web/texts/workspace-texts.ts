@@ -13,6 +13,7 @@ export interface WorkspaceTexts {
     readonly label: string;
     readonly settings: string;
     readonly purchaseCodes: string;
+    readonly webhooks: string;
     readonly apiDocs: string;
   };
   readonly login: {
@@ -111,6 +112,57 @@ export interface WorkspaceTexts {
     readonly date: string;
     readonly backToList: string;
     readonly itemGone: string;
+  };
+  /** The Webhooks page: the seller's signed webhook endpoints (issue 25). */
+  readonly webhooks: {
+    readonly title: string;
+    readonly intro: string;
+    readonly verifyHint: string;
+    readonly addTitle: string;
+    readonly url: string;
+    readonly urlHint: string;
+    readonly events: string;
+    /** Each event's name as the form offers it. */
+    readonly eventNames: Readonly<Record<string, string>>;
+    readonly lang: string;
+    readonly langNames: Readonly<Record<string, string>>;
+    readonly add: string;
+    /** What is wrong with the form, by field. */
+    readonly problems: { readonly url: string; readonly events: string; readonly lang: string; readonly limit: string };
+    readonly secretTitle: string;
+    readonly secretShownOnce: string;
+    readonly secretOverlap: string;
+    readonly copiedNote: string;
+    readonly copyFailed: string;
+    readonly endpointsTitle: string;
+    readonly none: string;
+    readonly endpointLabel: string;
+    readonly statuses: { readonly enabled: string; readonly seller: string; readonly failures: string };
+    readonly disabledAfterFailures: string;
+    readonly failingSince: string;
+    readonly lastSuccess: string;
+    readonly never: string;
+    readonly pending: string;
+    readonly sendTest: string;
+    readonly testQueued: string;
+    readonly disable: string;
+    readonly enable: string;
+    readonly remove: string;
+    readonly removed: string;
+    readonly rotateSecret: string;
+    readonly deliveriesTitle: string;
+    readonly noDeliveries: string;
+    readonly columns: {
+      readonly event: string;
+      readonly time: string;
+      readonly state: string;
+      readonly attempts: string;
+      readonly response: string;
+      readonly detail: string;
+    };
+    readonly states: { readonly pending: string; readonly succeeded: string; readonly failed: string };
+    readonly retry: string;
+    readonly retryQueued: string;
   };
   readonly confirm: {
     readonly title: string;

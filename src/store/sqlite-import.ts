@@ -209,12 +209,9 @@ class SqliteImportSession implements ImportSession {
   }
 
   async upsertPurchases(rows: readonly PurchaseRecord[]): Promise<UpsertCounts> {
-    const webhooks = this.webhooks;
-    if (webhooks === undefined) {
-      return this.upsert(rows, (record) => record.code_key, purchaseValues, this.insertPurchase, this.updatePurchase);
-    }
+    const { webhooks } = this;
     // With endpoints to tell: each purchase's state before, for the events its write makes.
-    const before = rows.map((row) => webhooks.purchaseBefore(row.code_key));
+    const before = webhooks && rows.map((row) => webhooks.purchaseBefore(row.code_key));
     const counts = this.upsert(
       rows,
       (record) => record.code_key,
@@ -222,7 +219,7 @@ class SqliteImportSession implements ImportSession {
       this.insertPurchase,
       this.updatePurchase,
     );
-    webhooks.purchasesWritten(rows, before);
+    if (webhooks && before) webhooks.purchasesWritten(rows, before);
     return counts;
   }
 

@@ -165,7 +165,6 @@ export function createActivityCounter(
         }
       } else if (![...map.values()].some((entry) => entry.queued)) {
         days.delete(day);
-        if (map === today) today = undefined;
       }
     }
   };

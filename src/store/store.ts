@@ -121,13 +121,7 @@ export interface ActivityDay {
  * the last flush and the networks seen. The sketch is opaque to the store: the delta merges it
  * into the stored one itself.
  */
-export interface ActivityDelta {
-  readonly account: string;
-  readonly codeKey: string;
-  readonly day: string;
-  readonly validations: number;
-  readonly firstSeen: number;
-  readonly lastSeen: number;
+export interface ActivityDelta extends Omit<ActivityDay, 'sketch' | 'networks'> {
   /**
    * True when every network of the delta is in the stored day already (this process wrote it
    * there): only the counts move, and no sketch is read or written. A day not stored after all

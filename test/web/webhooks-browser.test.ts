@@ -213,6 +213,8 @@ describe.each(TEST_STORES)('the Webhooks page in Chromium (%s)', (kind) => {
         expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
         expect(await page.getByRole('heading', { level: 2, name: l.secret }).count()).toBe(1);
         await page.getByRole('button', { name: l.copy }).click();
+        // The status is written once the clipboard's promise settles (copied or failed): wait for it.
+        await page.locator('#copy-status:not(:empty)').waitFor();
         expect(await page.locator('#copy-status').textContent()).toBe(l.copied);
         expect(await page.evaluate('navigator.clipboard.readText()')).toBe(secret);
         expect(await page.getByRole('heading', { level: 3, name: new RegExp(`${hooks}${path}$`) }).count()).toBe(1);

@@ -85,6 +85,10 @@ export function createPostgresPool(url: string, size: number, timeouts: Partial<
   });
   // An idle connection that breaks (server restart) is dropped by the pool; the next query gets a new one.
   pool.on('error', () => {});
+  // The pool listens for errors only while a connection is idle. One that breaks while checked out
+  // (a transaction between statements, a terminated backend) would emit an error nobody hears, which
+  // ends the process. Its statements fail by themselves, and the pool drops it when it is released.
+  pool.on('connect', (client) => client.on('error', () => {}));
   return pool;
 }
 

@@ -28,6 +28,12 @@ export interface ClaimedDelivery {
 export interface AttemptOutcome {
   readonly eventId: string;
   readonly endpointId: string;
+  /**
+   * The claim's lease end (the claimed row's `locked_until`): the outcome is recorded only on that
+   * claim. A retry or replay made while the attempt was in flight has set the delivery pending
+   * again, and a claim whose lease ran out was taken by another; either stays as it is.
+   */
+  readonly claimedUntil: number;
   readonly at: number;
   /** The answer's HTTP status; 0 when there was none. */
   readonly status: number;
@@ -350,7 +356,8 @@ export class WebhookStore {
   }
 
   /**
-   * Records an attempt's outcome, and the endpoint's health: a success ends its run of failures;
+   * Records an attempt's outcome on its claim (see `claimedUntil`), and the endpoint's health
+   * whatever became of the claim: a success ends its run of failures;
    * a failure starts one (or goes on with it), and an endpoint failing since
    * `disableIfFailingSince` or earlier is disabled. True when this outcome disabled it.
    */
@@ -369,6 +376,8 @@ export class WebhookStore {
           })
           .where('event_id', '=', outcome.eventId)
           .where('endpoint_id', '=', outcome.endpointId)
+          .where('state', '=', 'pending')
+          .where('locked_until', '=', outcome.claimedUntil)
           .execute();
         if (outcome.state === 'succeeded') {
           await trx

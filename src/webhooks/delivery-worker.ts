@@ -165,6 +165,7 @@ export class DeliveryWorker {
     const outcome = {
       eventId: event.id,
       endpointId: endpoint.id,
+      claimedUntil: delivery.locked_until,
       at,
       status: result.status,
       error: result.error,

@@ -33,6 +33,8 @@ describe.each(TEST_STORES)('webhook retention (%s)', (kind) => {
       await webhooks.finish({
         eventId,
         endpointId: id,
+        // Never claimed: the rows' lease is 0.
+        claimedUntil: 0,
         at: now,
         status: state === 'succeeded' ? 200 : 500,
         error: '',

@@ -43,6 +43,8 @@ describe.each(TEST_STORES)('WORKERS=2 (%s)', (kind) => {
     });
     started.push(server);
     const port = await portOf(server);
+    // Each worker writes its own line to the shared stdout: the primary's may come before the last.
+    await server.waitForLines(/Server listening at/, 2);
     expect(count(server.stdout(), /Server listening at/)).toBe(2);
 
     // A new connection per request: the primary hands connections to the workers in turn.

@@ -2,35 +2,58 @@ import type { VariantRuntime } from '../variants/variant-runtime.js';
 import { ApiError } from './api-error.js';
 import type { ApiRequest } from './api-request.js';
 import type { Endpoint, EndpointContext } from './endpoint.js';
-import { type JsonReply, sendError, sendJson } from './reply.js';
+import type { MaybePromise } from './maybe-async.js';
+import { type AnswerBody, type JsonReply, sendError, sendJson } from './reply.js';
 
-/** Answers one API request with its endpoint (see createApiAnswerer). */
+/**
+ * Answers one API request with its endpoint (see createApiAnswerer): at once when the endpoint
+ * answered at once, else a promise of the answer sent.
+ */
 export type AnswerApiRequest = (
   endpoint: Endpoint,
   request: ApiRequest,
   reply: JsonReply,
   variant: VariantRuntime,
-) => Promise<void>;
+) => MaybePromise<void>;
 
 /**
  * One API request answered by its endpoint: the success body, or the endpoint's ApiError in the
- * variant's envelope, with the budgets' headers either way. Any other error is thrown, for the
- * caller (the API's door) to answer as a failure of the service's own.
+ * variant's envelope, with the budgets' headers either way. Any other error is thrown (or the
+ * promise rejects with it), for the caller (the API's door) to answer as a failure of the
+ * service's own.
  */
 export function createApiAnswerer(context: EndpointContext): AnswerApiRequest {
   const { cache, limits, metrics } = context;
   const keyRefusals = metrics.limiter('key');
-  return async (endpoint, request, reply, variant) => {
-    cache.refresh(request.started);
-    try {
-      const body = await endpoint.handle(request, variant, context);
-      limits.answered(request, reply);
-      sendJson(reply, 200, body);
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      if (error.kind === 'tooManyRequests') keyRefusals.refused();
-      await limits.failed(request, reply, error);
+  const succeeded = (request: ApiRequest, reply: JsonReply, body: AnswerBody) => {
+    limits.answered(request, reply);
+    sendJson(reply, 200, body);
+  };
+  const failed = (request: ApiRequest, reply: JsonReply, variant: VariantRuntime, error: unknown) => {
+    if (!(error instanceof ApiError)) throw error;
+    if (error.kind === 'tooManyRequests') keyRefusals.refused();
+    // Only a failure that counts waits (for the shared counters): then the error goes out after.
+    const counted = limits.failed(request, reply, error);
+    const send = () => {
       sendError(reply, variant, error.kind, error.detail);
+    };
+    if (counted !== undefined) return counted.then(send);
+    send();
+  };
+  return (endpoint, request, reply, variant) => {
+    cache.refresh(request.started);
+    let body: MaybePromise<AnswerBody>;
+    try {
+      body = endpoint.handle(request, variant, context);
+    } catch (error) {
+      return failed(request, reply, variant, error);
     }
+    if (body instanceof Promise) {
+      return body.then(
+        (answer) => succeeded(request, reply, answer),
+        (error: unknown) => failed(request, reply, variant, error),
+      );
+    }
+    succeeded(request, reply, body);
   };
 }

@@ -52,8 +52,11 @@ export interface ApiLimits {
   admitAccount(request: ApiRequest, username: string): void;
   /** Before a 200: the headers. Never waits. */
   answered(request: ApiRequest, reply: JsonReply): void;
-  /** Before an error answer: counts the failure when its kind counts (waiting for Redis), then the headers. */
-  failed(request: ApiRequest, reply: JsonReply, error: ApiError): Promise<void>;
+  /**
+   * Before an error answer: counts the failure when its kind counts, then the headers. A promise
+   * only while it waits for Redis's total; else done at once (undefined).
+   */
+  failed(request: ApiRequest, reply: JsonReply, error: ApiError): Promise<void> | undefined;
 }
 
 export function setRateLimitHeaders(reply: JsonReply, state: BudgetState | undefined): void {
@@ -101,24 +104,30 @@ export function createApiLimits(limits: Limits, config: LimitsConfig): ApiLimits
     answered(request, reply) {
       setRateLimitHeaders(reply, request.limitsState);
     },
-    async failed(request, reply, error) {
+    failed(request, reply, error) {
       if (error instanceof TooManyRequestsError) {
         reply.header('retry-after', error.retryAfter);
         setRateLimitHeaders(reply, error.state);
-        return;
+        return undefined;
       }
-      if (COUNTED_FAILURES.has(error.kind)) {
-        const id = request.limitsKeyClient;
-        if (id === undefined) {
-          await clientFailures.recordFailure(request.limitsClient);
-          request.limitsState = clientFailures.state(request.limitsClient);
-        } else {
-          // Only this budget moved, and only down: what was shown or this one is now the closest.
-          await keyClientFailures.recordFailure(id);
-          request.limitsState = tighter(request.limitsState, keyClientFailures.state(id));
-        }
+      if (!COUNTED_FAILURES.has(error.kind)) {
+        setRateLimitHeaders(reply, request.limitsState);
+        return undefined;
       }
-      setRateLimitHeaders(reply, request.limitsState);
+      const id = request.limitsKeyClient;
+      const counted =
+        id === undefined ? clientFailures.recordFailure(request.limitsClient) : keyClientFailures.recordFailure(id);
+      const show = () => {
+        request.limitsState =
+          id === undefined
+            ? clientFailures.state(request.limitsClient)
+            : // Only this budget moved, and only down: what was shown or this one is now the closest.
+              tighter(request.limitsState, keyClientFailures.state(id));
+        setRateLimitHeaders(reply, request.limitsState);
+      };
+      if (counted !== undefined) return counted.then(show);
+      show();
+      return undefined;
     },
   };
 }

@@ -2,6 +2,7 @@ import type { VariantRuntime } from '../variants/variant-runtime.js';
 import { ApiError } from './api-error.js';
 import type { ApiRequest } from './api-request.js';
 import type { EndpointContext } from './endpoint.js';
+import { after, type MaybePromise } from './maybe-async.js';
 import type { CachedAccount } from './resource-cache.js';
 
 /**
@@ -11,14 +12,22 @@ import type { CachedAccount } from './resource-cache.js';
  * equality, needs no second comparison).
  * With `variant`, the account's JSON in that variant comes with it.
  * The account's budgets apply from here on: past one, a 429 (see ApiLimits.admitAccount).
+ * At once when the account is cached (a refusal is thrown then), else once the store answered.
  */
-export async function authenticate(
+export function authenticate(
   request: ApiRequest,
-  { cache, limits, keyUsage }: EndpointContext,
+  context: EndpointContext,
   apiKey: string,
   variant?: VariantRuntime,
-): Promise<CachedAccount> {
-  const account = await cache.account(apiKey, variant);
+): MaybePromise<CachedAccount> {
+  return after(context.cache.account(apiKey, variant), (account) => admit(request, context, account));
+}
+
+function admit(
+  request: ApiRequest,
+  { limits, keyUsage }: EndpointContext,
+  account: CachedAccount | undefined,
+): CachedAccount {
   if (account?.status !== 'active') {
     throw ApiError.of('invalidRequest');
   }

@@ -4,6 +4,7 @@ import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { VariantRuntime } from '../variants/variant-runtime.js';
 import type { ApiLimits } from './api-limits.js';
 import type { ApiRequest } from './api-request.js';
+import type { MaybePromise } from './maybe-async.js';
 import type { AnswerBody } from './reply.js';
 import type { ResourceCache } from './resource-cache.js';
 
@@ -26,11 +27,12 @@ export interface EndpointContext {
 
 /**
  * One endpoint, written once and registered under every variant's base. `handle` answers the
- * whole success body (status 200), as bytes or as chunks to stream, or throws an ApiError.
+ * whole success body (status 200), as bytes or as chunks to stream, or throws an ApiError; at once
+ * when what it needs is in memory, else as a promise (see maybe-async.ts).
  */
 export interface Endpoint {
   readonly method: 'GET' | 'POST';
   /** Relative to the variant's base, such as `/api/items/all`. */
   readonly path: string;
-  handle(request: ApiRequest, variant: VariantRuntime, context: EndpointContext): Promise<AnswerBody>;
+  handle(request: ApiRequest, variant: VariantRuntime, context: EndpointContext): MaybePromise<AnswerBody>;
 }

@@ -11,6 +11,7 @@ import {
 import type { Store } from '../store/store.js';
 import { keptBytes } from '../variants/kept-bytes.js';
 import type { VariantRuntime } from '../variants/variant-runtime.js';
+import type { MaybePromise } from './maybe-async.js';
 
 /** What the hot path needs of an account: who it is, whether it may call, and its answer per variant. */
 export interface CachedAccount {
@@ -221,7 +222,7 @@ export class ResourceCache {
    * cached key is asked on nearly every request. Neither keeps the key: whoever could read this
    * hash in memory could read the HMAC's secret there too.
    */
-  async account(apiKey: string, variant?: VariantRuntime): Promise<CachedAccount | undefined> {
+  account(apiKey: string, variant?: VariantRuntime): MaybePromise<CachedAccount | undefined> {
     const keyHash = hash('sha256', `${this.keyHashPrefix}${apiKey}`, 'base64');
     const entry = this.accounts.get(keyHash);
     if ((entry && (!variant || entry.json[variant.index])) || (entry === undefined && this.unknownKeys.has(keyHash))) {
@@ -229,6 +230,14 @@ export class ResourceCache {
       return entry;
     }
     this.counted.accounts.miss();
+    return this.readAccount(apiKey, keyHash, variant);
+  }
+
+  private async readAccount(
+    apiKey: string,
+    keyHash: string,
+    variant: VariantRuntime | undefined,
+  ): Promise<CachedAccount | undefined> {
     const generation = this.generation;
     const digest = this.digestOf(apiKey);
     const row = await this.store.accountByKeyDigest(digest);
@@ -266,7 +275,7 @@ export class ResourceCache {
    * The purchase with this code key (see purchaseCodeKey), its item's owner, and, when it is active
    * and its item exists, its validation answer in `variant`. Unknown codes are remembered too.
    */
-  async purchase(codeKey: string, variant: VariantRuntime): Promise<CachedPurchase | undefined> {
+  purchase(codeKey: string, variant: VariantRuntime): MaybePromise<CachedPurchase | undefined> {
     const cached = this.purchases.get(codeKey);
     if (
       cached === undefined
@@ -277,6 +286,14 @@ export class ResourceCache {
       return cached;
     }
     this.counted.purchases.miss();
+    return this.readPurchase(codeKey, cached, variant);
+  }
+
+  private async readPurchase(
+    codeKey: string,
+    cached: CachedPurchase | undefined,
+    variant: VariantRuntime,
+  ): Promise<CachedPurchase | undefined> {
     const generation = this.generation;
     const row = cached?.row ?? (await this.store.purchase(codeKey));
     if (!row) {
@@ -291,13 +308,17 @@ export class ResourceCache {
   }
 
   /** The item with this id, its JSON in `variant` included. */
-  async item(id: number, variant: VariantRuntime): Promise<CachedItem | undefined> {
+  item(id: number, variant: VariantRuntime): MaybePromise<CachedItem | undefined> {
     const entry = this.items.get(id);
     if (entry?.json[variant.index] || (entry === undefined && this.missingItems.has(id))) {
       this.counted.items.hit();
       return entry;
     }
     this.counted.items.miss();
+    return this.readItem(id, variant);
+  }
+
+  private async readItem(id: number, variant: VariantRuntime): Promise<CachedItem | undefined> {
     const generation = this.generation;
     const row = await this.store.item(id);
     const current = generation === this.generation;
@@ -316,7 +337,7 @@ export class ResourceCache {
    * as chunks, serialised page by page while they are sent, so a seller with tens of thousands of
    * items never has all its rows, nor all its text, in memory at once.
    */
-  async approvedItems(username: string, variant: VariantRuntime): Promise<Buffer | AsyncIterable<string> | undefined> {
+  approvedItems(username: string, variant: VariantRuntime): MaybePromise<Buffer | AsyncIterable<string> | undefined> {
     const key = `${variant.index}\u0000${username}`;
     const cached = this.itemLists.get(key);
     if (cached !== undefined) {
@@ -324,6 +345,14 @@ export class ResourceCache {
       return cached || undefined;
     }
     this.counted.itemLists.miss();
+    return this.readApprovedItems(key, username, variant);
+  }
+
+  private async readApprovedItems(
+    key: string,
+    username: string,
+    variant: VariantRuntime,
+  ): Promise<Buffer | AsyncIterable<string> | undefined> {
     const generation = this.generation;
     const first = await this.store.approvedItemsPage(username, Number.MAX_SAFE_INTEGER, LIST_PAGE_SIZE);
     if (first.length < LIST_PAGE_SIZE) {

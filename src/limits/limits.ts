@@ -24,9 +24,10 @@ export interface FailureBudget {
   retryAfter(id: string): number;
   /**
    * Counts one failure of `id`. With Redis, waits for the shared total (a command times out
-   * after 250 ms and then counts here), so that every instance sees the budget cross.
+   * after 250 ms and then counts here), so that every instance sees the budget cross. Without
+   * Redis in use, counted at once: undefined.
    */
-  recordFailure(id: string): Promise<void>;
+  recordFailure(id: string): Promise<void> | undefined;
   /** Undefined when the budget is off. `at`: the time (ms since the epoch) when the caller has read it already. */
   state(id: string, at?: number): BudgetState | undefined;
 }
@@ -81,7 +82,7 @@ export function createLimits({ redisUrl, redisKeyPrefix = 'marketplace:', logger
 
   return {
     failureBudget(name, budget) {
-      if (budget.max === 0) return { retryAfter: () => 0, recordFailure: async () => {}, state: () => undefined };
+      if (budget.max === 0) return { retryAfter: () => 0, recordFailure: () => undefined, state: () => undefined };
       const counter = counterFor(name, budget);
       return {
         retryAfter(id) {

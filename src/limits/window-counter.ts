@@ -91,9 +91,20 @@ export class WindowCounter {
     this.#flushTimer ??= setTimeout(() => void this.flush(), FLUSH_INTERVAL_MS).unref();
   }
 
-  /** Counts one and waits for the shared total, so that every instance sees a budget cross. */
-  async addNow(id: string): Promise<void> {
+  /**
+   * Counts one and waits for the shared total, so that every instance sees a budget cross; at once
+   * (undefined) when Redis is not in use now.
+   */
+  addNow(id: string): Promise<void> | undefined {
     const entry = this.#current(id);
+    if (!this.shared?.available) {
+      entry.known += 1;
+      return undefined;
+    }
+    return this.#addShared(id, entry);
+  }
+
+  async #addShared(id: string, entry: Entry): Promise<void> {
     const window = entry.window;
     entry.sending += 1;
     const totals = await this.shared?.add([this.#increment(id, window, 1)]);

@@ -6,6 +6,7 @@ import { parse as parseQuery } from 'fast-querystring';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Api } from '../api/api.js';
 import type { ApiRequest } from '../api/api-request.js';
+import type { MaybePromise } from '../api/maybe-async.js';
 import { type JsonReply, sendError } from '../api/reply.js';
 import type { ApiRoute } from '../api/route-table.js';
 import type { BudgetState } from '../limits/limits.js';
@@ -237,18 +238,28 @@ export class ApiDoor {
     sendError(kind === 'unsupportedContentType' ? reply : reply.header('connection', 'close'), variant, kind);
   }
 
+  /** The endpoint's answer: sent at once when it is in memory, else once the store has answered. */
   private answer(route: ApiRoute, request: DoorRequest, reply: DoorReply, variant: VariantRuntime): void {
-    this.api.answer(route.endpoint, request, reply, variant).catch((error: unknown) => {
-      // An unhandled rejection would end the process: what fails is answered, or logged once an
-      // answer is already on its way.
-      if (reply.sent) {
-        this.log.error({ reqId: request.id, err: error }, 'failed after answering');
-        return;
-      }
-      const failure = classifyError(error);
-      reportFailure(failure, { surface: 'api', reqId: request.id, log: this.log, metrics: this.metrics });
-      sendError(reply, variant, failure.kind === 'serviceUnavailable' ? 'serviceUnavailable' : 'internal');
-    });
+    let answered: MaybePromise<void>;
+    try {
+      answered = this.api.answer(route.endpoint, request, reply, variant);
+    } catch (error) {
+      this.failed(error, request, reply, variant);
+      return;
+    }
+    // An unhandled rejection would end the process.
+    if (answered instanceof Promise) answered.catch((error: unknown) => this.failed(error, request, reply, variant));
+  }
+
+  /** What failed of the service's own is answered, or logged once an answer is already on its way. */
+  private failed(error: unknown, request: DoorRequest, reply: DoorReply, variant: VariantRuntime): void {
+    if (reply.sent) {
+      this.log.error({ reqId: request.id, err: error }, 'failed after answering');
+      return;
+    }
+    const failure = classifyError(error);
+    reportFailure(failure, { surface: 'api', reqId: request.id, log: this.log, metrics: this.metrics });
+    sendError(reply, variant, failure.kind === 'serviceUnavailable' ? 'serviceUnavailable' : 'internal');
   }
 
   /**

@@ -1,4 +1,3 @@
-import { setImmediate } from 'node:timers/promises';
 import type { ActivityDelta, Store } from '../store/store.js';
 import { DAY_MS, dayOf, readSketch, windowStart } from './activity-days.js';
 import { NetworkSketch } from './network-sketch.js';
@@ -67,9 +66,6 @@ interface Gathered {
   /** Whether it waits for the next flush. */
   queued: boolean;
 }
-
-/** How many codes' days one flush transaction writes before it lets requests in. */
-const FLUSH_BATCH = 500;
 
 /**
  * Today's codes kept in memory, at most (about 200 bytes each), once written: past it, half are
@@ -173,39 +169,31 @@ export function createActivityCounter(
     if (queue.length === 0) return;
     const taken = queue;
     queue = [];
-    // In batches, each its own transaction, with the event loop free between them: one write of
-    // every code validated in the last seconds (tens of thousands on a busy store) held SQLite,
-    // and with it every request of this process, for hundreds of milliseconds.
-    for (let start = 0; start < taken.length; start += FLUSH_BATCH) {
-      const batch = taken.slice(start, start + FLUSH_BATCH);
-      // Validations that come while the batch is written count towards the next flush.
-      const deltas = batch.map((entry) => {
-        const delta = deltaOf(entry, entry.validations, entry.stored && !entry.fresh);
-        entry.validations = 0;
-        entry.fresh = false;
-        entry.queued = false;
-        return delta;
+    // Validations that come while the flush is written count towards the next one.
+    const deltas = taken.map((entry) => {
+      const delta = deltaOf(entry, entry.validations, entry.stored && !entry.fresh);
+      entry.validations = 0;
+      entry.fresh = false;
+      entry.queued = false;
+      return delta;
+    });
+    try {
+      // One write transaction for the whole flush (the store lets requests in between its rows):
+      // written in transactions of a few hundred codes, each page of the day's rows went to the
+      // write-ahead log again and again (tens of MB a flush for 20,000 codes).
+      await store.recordActivity(deltas);
+    } catch (error) {
+      // Nothing of it was written: everything it held goes back.
+      taken.forEach((entry, at) => {
+        const delta = deltas[at] as ActivityDelta;
+        entry.validations += delta.validations;
+        if (!delta.networksStored) entry.fresh = true;
+        enqueue(entry);
       });
-      try {
-        await store.recordActivity(deltas);
-      } catch (error) {
-        // What this batch held goes back, and the batches after it wait: the ones written stay written.
-        batch.forEach((entry, at) => {
-          const delta = deltas[at] as ActivityDelta;
-          entry.validations += delta.validations;
-          if (!delta.networksStored) entry.fresh = true;
-          enqueue(entry);
-        });
-        for (const entry of taken.slice(start + FLUSH_BATCH)) {
-          entry.queued = false;
-          enqueue(entry);
-        }
-        onError(error);
-        return;
-      }
-      for (const entry of batch) entry.stored = true;
-      if (start + FLUSH_BATCH < taken.length) await setImmediate();
+      onError(error);
+      return;
     }
+    for (const entry of taken) entry.stored = true;
     forget();
   };
 

@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import { type Kysely, sql } from 'kysely';
 import type { ActivityDay, ActivityDelta, ActivitySummary } from './store.js';
 
@@ -39,6 +40,11 @@ export interface ActivityRowAccess {
 
 /** Rows per statement: 8 values each, well under SQLite's and PostgreSQL's limits on parameters. */
 const BATCH = 250;
+/**
+ * Rows written one by one (SQLite's activity file) before the event loop gets a turn: a flush is
+ * one transaction, held while requests are answered between these.
+ */
+const ROWS_PER_TURN = 500;
 
 const toDay = (row: PurchaseActivityRow): ActivityDay => ({
   account: row.account,
@@ -84,7 +90,10 @@ export class ActivityTables {
     const { rows } = this;
     if (rows !== undefined) {
       await this.inWriteTransaction(async () => {
-        for (const delta of deltas) {
+        for (let at = 0; at < deltas.length; at++) {
+          // Each row is written synchronously: requests get their turn every few hundred.
+          if (at > 0 && at % ROWS_PER_TURN === 0) await setImmediate();
+          const delta = deltas[at] as ActivityDelta;
           if (delta.networksStored && rows.addCounts(delta)) continue;
           rows.put(withDelta(rows.find(delta.account, delta.codeKey, delta.day), delta));
         }

@@ -165,7 +165,8 @@ export function activityPathOf(storePath: string): string {
 }
 
 /**
- * How a write to the activity file waits for another process's (a flush takes a few milliseconds):
+ * How a write to the activity file waits for another process's (a flush is one transaction: tens
+ * of milliseconds for 20,000 codes, a little more with requests answered between its rows):
  * asleep between tries, not in SQLite's busy handler, which would hold this process's event loop
  * and every request with it. About a second in all; then the flush fails and is tried again later.
  */
@@ -186,7 +187,9 @@ async function openSqliteActivity(path: string): Promise<SqliteActivity> {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 0');
-  sqlite.pragma('cache_size = -2048');
+  // Room for a flush's dirty pages (today's rows of every code validated: about 5 MB for 20,000),
+  // which would otherwise spill to the log before the commit.
+  sqlite.pragma('cache_size = -8192');
   const db = new Kysely<ActivityDatabase>({ dialect: new SqliteDialect({ database: sqlite }) });
   try {
     const { error } = await new Migrator({ db, provider: activityMigrationProvider() }).migrateToLatest();

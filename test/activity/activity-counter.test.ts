@@ -79,6 +79,25 @@ describe('ActivityCounter', () => {
     expect(errors).toEqual([]);
   });
 
+  it('writes a flush of many codes in one call to the store (one transaction)', async () => {
+    const store = memoryStore();
+    const counter = createActivityCounter(store, {
+      enabled: true,
+      flushSeconds: 300,
+      retentionDays: 90,
+      networkHash: (address) => Number(address.split('.')[2]),
+      onError: (error) => {
+        throw error;
+      },
+      now: () => Date.parse('2026-03-01T12:00:00.000Z'),
+    });
+    for (let n = 0; n < 1_200; n++) counter.validated('ann', `code-${n}`, '198.51.1.1');
+    await counter.flush();
+    expect(store.state.writes).toBe(1);
+    expect(store.days.size).toBe(1_200);
+    await counter.close();
+  });
+
   it('keeps what a failed flush took and writes it with what came since at the next', async () => {
     const store = memoryStore();
     const errors: unknown[] = [];

@@ -2,7 +2,7 @@ import type { VariantRuntime } from '../variants/variant-runtime.js';
 import { ApiError } from './api-error.js';
 import type { ApiRequest } from './api-request.js';
 import type { Endpoint, EndpointContext } from './endpoint.js';
-import type { MaybePromise } from './maybe-async.js';
+import { after, type MaybePromise } from './maybe-async.js';
 import { type AnswerBody, type JsonReply, sendError, sendJson } from './reply.js';
 
 /**
@@ -33,12 +33,9 @@ export function createApiAnswerer(context: EndpointContext): AnswerApiRequest {
     if (!(error instanceof ApiError)) throw error;
     if (error.kind === 'tooManyRequests') keyRefusals.refused();
     // Only a failure that counts waits (for the shared counters): then the error goes out after.
-    const counted = limits.failed(request, reply, error);
-    const send = () => {
+    return after(limits.failed(request, reply, error), () => {
       sendError(reply, variant, error.kind, error.detail);
-    };
-    if (counted !== undefined) return counted.then(send);
-    send();
+    });
   };
   return (endpoint, request, reply, variant) => {
     cache.refresh(request.started);

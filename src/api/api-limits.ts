@@ -4,6 +4,7 @@ import type { LimitsConfig } from '../limits/limits-config.js';
 import type { ErrorKind } from '../variants/error-kinds.js';
 import { ApiError } from './api-error.js';
 import type { ApiRequest } from './api-request.js';
+import { after, type MaybePromise } from './maybe-async.js';
 import type { JsonReply } from './reply.js';
 
 /** Failures that spend a budget: guessing keys, purchase codes or item ids. */
@@ -56,7 +57,7 @@ export interface ApiLimits {
    * Before an error answer: counts the failure when its kind counts, then the headers. A promise
    * only while it waits for Redis's total; else done at once (undefined).
    */
-  failed(request: ApiRequest, reply: JsonReply, error: ApiError): Promise<void> | undefined;
+  failed(request: ApiRequest, reply: JsonReply, error: ApiError): MaybePromise<void>;
 }
 
 export function setRateLimitHeaders(reply: JsonReply, state: BudgetState | undefined): void {
@@ -117,17 +118,14 @@ export function createApiLimits(limits: Limits, config: LimitsConfig): ApiLimits
       const id = request.limitsKeyClient;
       const counted =
         id === undefined ? clientFailures.recordFailure(request.limitsClient) : keyClientFailures.recordFailure(id);
-      const show = () => {
+      return after(counted, () => {
         request.limitsState =
           id === undefined
             ? clientFailures.state(request.limitsClient)
             : // Only this budget moved, and only down: what was shown or this one is now the closest.
               tighter(request.limitsState, keyClientFailures.state(id));
         setRateLimitHeaders(reply, request.limitsState);
-      };
-      if (counted !== undefined) return counted.then(show);
-      show();
-      return undefined;
+      });
     },
   };
 }

@@ -30,6 +30,7 @@ import { deriveKeyMaterial } from '../src/keys/server-secret.js';
 import { openPostgresStore } from '../src/store/postgres.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
 import type { Store } from '../src/store/store.js';
+import { newEndpointRow } from '../src/store/webhook-rows.js';
 import { accountLine, accountUsername, dataset, itemLine, purchaseLine, writeDatasetFile } from './generate-data.js';
 import { createScratchDatabase, DEFAULT_BENCH_POSTGRES_URL, type ScratchDatabase } from './scratch-database.js';
 
@@ -106,21 +107,19 @@ async function importHeadAndEndpoints(store: Store, directory: string, subscribe
   if (!result.ok) throw new Error('the generated accounts and items were rejected');
   if (!subscribe) return;
   for (let index = 0; index < data.accounts; index++) {
-    await store.webhooks().createEndpoint({
-      id: `we_bench_${index}`,
-      account: accountUsername(index),
-      url: `https://hooks.example.com/${index}`,
-      events: '["purchase.created"]',
-      lang: 'en',
-      secret_cipher: '',
-      previous_secret_cipher: '',
-      previous_secret_until: 0,
-      enabled: 1,
-      disabled_reason: '',
-      failing_since: 0,
-      last_success_at: 0,
-      created_at: Date.now(),
-    });
+    await store.webhooks().createEndpoint(
+      newEndpointRow(
+        {
+          id: `we_bench_${index}`,
+          account: accountUsername(index),
+          url: `https://hooks.example.com/${index}`,
+          events: '["purchase.created"]',
+          lang: 'en',
+          secret_cipher: '',
+        },
+        Date.now(),
+      ),
+    );
   }
 }
 

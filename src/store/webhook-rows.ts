@@ -37,6 +37,23 @@ export interface WebhookEndpointRow {
   created_at: number;
 }
 
+/** A new endpoint's row: enabled, no secret being rotated out, and no attempt made yet. */
+export function newEndpointRow(
+  fields: Pick<WebhookEndpointRow, 'id' | 'account' | 'url' | 'events' | 'lang' | 'secret_cipher'>,
+  now: number,
+): WebhookEndpointRow {
+  return {
+    ...fields,
+    previous_secret_cipher: '',
+    previous_secret_until: 0,
+    enabled: 1,
+    disabled_reason: '',
+    failing_since: 0,
+    last_success_at: 0,
+    created_at: now,
+  };
+}
+
 /** One change to tell of: the outbox, written in the change's own transaction. */
 export interface WebhookEventRow {
   id: string;

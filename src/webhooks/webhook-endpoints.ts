@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import type { Store } from '../store/store.js';
-import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT, type WebhookEndpointRow } from '../store/webhook-rows.js';
+import {
+  newEndpointRow,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_TEST_EVENT,
+  type WebhookEndpointRow,
+} from '../store/webhook-rows.js';
 import type { WebhookDeliveryListing, WebhookEndpointHealth } from '../store/webhook-store.js';
 import type { Lang } from '../variants/languages.js';
 import { endpointUrlProblem } from './outbound-request.js';
@@ -150,21 +155,17 @@ export async function createEndpoint(
     return invalid('limit', `an account may have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints`);
   }
   const secret = generateWebhookSecret();
-  const row: WebhookEndpointRow = {
-    id: `we_${randomUUID().replaceAll('-', '')}`,
-    account,
-    url: checked.url,
-    events: JSON.stringify(checked.events),
-    lang: checked.lang,
-    secret_cipher: sealWebhookSecret(deps.keys, secret),
-    previous_secret_cipher: '',
-    previous_secret_until: 0,
-    enabled: 1,
-    disabled_reason: '',
-    failing_since: 0,
-    last_success_at: 0,
-    created_at: Date.now(),
-  };
+  const row = newEndpointRow(
+    {
+      id: `we_${randomUUID().replaceAll('-', '')}`,
+      account,
+      url: checked.url,
+      events: JSON.stringify(checked.events),
+      lang: checked.lang,
+      secret_cipher: sealWebhookSecret(deps.keys, secret),
+    },
+    Date.now(),
+  );
   if (!(await webhooks.createEndpoint(row))) return { ok: false, problem: 'account_not_found' };
   return { ok: true, id: row.id, secret };
 }

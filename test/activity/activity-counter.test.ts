@@ -48,19 +48,37 @@ const sketchOf = (...hashes: number[]) => {
   return sketch.serialize();
 };
 
+/**
+ * A counter over `store` whose clock is `now`, with the third octet of an address as its network's
+ * hash; errors are thrown unless `onError` keeps them.
+ */
+function counterOver(
+  store: Parameters<typeof createActivityCounter>[0],
+  now: () => number,
+  onError: (error: unknown) => void = (error) => {
+    throw error;
+  },
+) {
+  return createActivityCounter(store, {
+    enabled: true,
+    flushSeconds: 300,
+    retentionDays: 90,
+    networkHash: (address) => Number(address.split('.')[2]),
+    onError,
+    now,
+  });
+}
+
 describe('ActivityCounter', () => {
   it('gathers in memory, writes nothing per validation, and one row per code and UTC day at flush', async () => {
     const store = memoryStore();
     let now = Date.parse('2026-03-01T23:59:59.000Z');
     const errors: unknown[] = [];
-    const counter = createActivityCounter(store, {
-      enabled: true,
-      flushSeconds: 300,
-      retentionDays: 90,
-      networkHash: (address) => Number(address.split('.')[2]),
-      onError: (error) => errors.push(error),
-      now: () => now,
-    });
+    const counter = counterOver(
+      store,
+      () => now,
+      (error) => errors.push(error),
+    );
     counter.validated('ann', 'code-1', '198.51.1.1');
     counter.validated('ann', 'code-1', '198.51.2.1');
     counter.validated('ann', 'code-2', undefined);
@@ -81,16 +99,7 @@ describe('ActivityCounter', () => {
 
   it('writes a flush of many codes in one call to the store (one transaction)', async () => {
     const store = memoryStore();
-    const counter = createActivityCounter(store, {
-      enabled: true,
-      flushSeconds: 300,
-      retentionDays: 90,
-      networkHash: (address) => Number(address.split('.')[2]),
-      onError: (error) => {
-        throw error;
-      },
-      now: () => Date.parse('2026-03-01T12:00:00.000Z'),
-    });
+    const counter = counterOver(store, () => Date.parse('2026-03-01T12:00:00.000Z'));
     for (let n = 0; n < 1_200; n++) counter.validated('ann', `code-${n}`, '198.51.1.1');
     await counter.flush();
     expect(store.state.writes).toBe(1);
@@ -101,14 +110,11 @@ describe('ActivityCounter', () => {
   it('keeps what a failed flush took and writes it with what came since at the next', async () => {
     const store = memoryStore();
     const errors: unknown[] = [];
-    const counter = createActivityCounter(store, {
-      enabled: true,
-      flushSeconds: 300,
-      retentionDays: 90,
-      networkHash: (address) => Number(address.split('.')[2]),
-      onError: (error) => errors.push(error),
-      now: () => Date.parse('2026-03-01T10:00:00.000Z'),
-    });
+    const counter = counterOver(
+      store,
+      () => Date.parse('2026-03-01T10:00:00.000Z'),
+      (error) => errors.push(error),
+    );
     counter.validated('ann', 'code-1', '198.51.1.1');
     store.state.failing = true;
     await counter.flush();
@@ -132,16 +138,7 @@ describe('ActivityCounter', () => {
       sketch: 'damaged',
       networks: 3,
     });
-    const counter = createActivityCounter(store, {
-      enabled: true,
-      flushSeconds: 300,
-      retentionDays: 90,
-      networkHash: (address) => Number(address.split('.')[2]),
-      onError: (error) => {
-        throw error;
-      },
-      now: () => at,
-    });
+    const counter = counterOver(store, () => at);
     counter.validated('ann', 'code-1', '198.51.7.1');
     counter.validated('ann', 'code-1', '198.51.7.2');
     await counter.close();
@@ -152,16 +149,7 @@ describe('ActivityCounter', () => {
   it('once a day is written, moves only its counts while no new network comes, and merges again when one does', async () => {
     const store = memoryStore();
     let now = Date.parse('2026-03-01T10:00:00.000Z');
-    const counter = createActivityCounter(store, {
-      enabled: true,
-      flushSeconds: 300,
-      retentionDays: 90,
-      networkHash: (address) => Number(address.split('.')[2]),
-      onError: (error) => {
-        throw error;
-      },
-      now: () => now,
-    });
+    const counter = counterOver(store, () => now);
     const flushed = async () => {
       await counter.flush();
       const day = store.days.get('ann/code-1/2026-03-01');

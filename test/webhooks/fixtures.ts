@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import type { ConfigFile } from '../../src/config.js';
-import type { TestApp } from '../helpers/test-app.js';
+import { createTestApp, type StoreKind, type TestApp } from '../helpers/test-app.js';
 import { accountLine, itemLine, purchaseLine } from '../importer/import-fixtures.js';
 import type { Received } from './receiver.js';
 
@@ -27,6 +27,11 @@ export const LINES = [
   purchaseLine({ code: 'CODE-2', downloaded: false }),
   purchaseLine({ code: 'CODE-3', downloaded: false }),
 ];
+
+/** The app over a fresh store of `kind` holding LINES, with these webhook settings and the admin API's token. */
+export function webhooksApp(kind: StoreKind, webhooks: ConfigFile['webhooks']): Promise<TestApp> {
+  return createTestApp(kind, { configFile: configWith(webhooks), env: { ADMIN_TOKEN: TOKEN }, lines: LINES });
+}
 
 /** Adds an endpoint through the admin API: its id and secret. */
 export async function addEndpoint(

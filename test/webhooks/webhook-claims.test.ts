@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AttemptOutcome } from '../../src/store/webhook-store.js';
-import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
-import { addEndpoint, configWith, LINES, TOKEN } from './fixtures.js';
+import { TEST_STORES, type TestApp } from '../helpers/test-app.js';
+import { addEndpoint, webhooksApp } from './fixtures.js';
 
 /**
  * An attempt's outcome is recorded on the claim that made it, and only there: a retry or a replay
@@ -11,11 +11,7 @@ import { addEndpoint, configWith, LINES, TOKEN } from './fixtures.js';
 describe.each(TEST_STORES)('webhook claims (%s)', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp(kind, {
-      configFile: configWith({ allowHttp: true }),
-      env: { ADMIN_TOKEN: TOKEN },
-      lines: LINES,
-    });
+    t = await webhooksApp(kind, { allowHttp: true });
   });
   afterAll(() => t.close());
 

@@ -2,20 +2,18 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../src/openapi/openapi-document.js';
 import { webhookEventSchemas } from '../../src/schemas/webhook-schemas.js';
 import { createContractAjv, keyOrderProblems } from '../helpers/response-contract.js';
-import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
+import { TEST_STORES, type TestApp } from '../helpers/test-app.js';
 import { purchaseLine } from '../importer/import-fixtures.js';
 import {
   AUTH,
   addEndpoint,
   adminJson,
-  configWith,
   eventually,
   FAST_WEBHOOKS,
   KEY,
-  LINES,
-  TOKEN,
   validatedPurchase,
   verified,
+  webhooksApp,
 } from './fixtures.js';
 import { payloadOf, type Received, Receiver } from './receiver.js';
 
@@ -26,7 +24,7 @@ describe.each(TEST_STORES)('signed webhooks on %s', (kind) => {
 
   let endpoints: string[] = [];
   beforeAll(async () => {
-    t = await createTestApp(kind, { configFile: configWith(FAST_WEBHOOKS), env: { ADMIN_TOKEN: TOKEN }, lines: LINES });
+    t = await webhooksApp(kind, FAST_WEBHOOKS);
     receiver = new Receiver();
     url = await receiver.start();
   });

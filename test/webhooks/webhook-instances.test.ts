@@ -5,9 +5,9 @@ import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logging.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
-import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
+import { TEST_STORES, type TestApp } from '../helpers/test-app.js';
 import { purchaseLine } from '../importer/import-fixtures.js';
-import { addEndpoint, configWith, eventually, FAST_WEBHOOKS, LINES, TOKEN } from './fixtures.js';
+import { addEndpoint, eventually, FAST_WEBHOOKS, webhooksApp } from './fixtures.js';
 import { Receiver } from './receiver.js';
 
 /**
@@ -23,11 +23,7 @@ describe.each(TEST_STORES)('three instances over one store (%s) deliver each eve
   beforeAll(async () => {
     receiver = new Receiver();
     url = await receiver.start();
-    a = await createTestApp(kind, {
-      configFile: configWith({ ...FAST_WEBHOOKS, pollSeconds: 0.01, concurrencyPerEndpoint: 8, timeoutSeconds: 5 }),
-      env: { ADMIN_TOKEN: TOKEN },
-      lines: LINES,
-    });
+    a = await webhooksApp(kind, { ...FAST_WEBHOOKS, pollSeconds: 0.01, concurrencyPerEndpoint: 8, timeoutSeconds: 5 });
     const config = loadConfig(a.env);
     for (let n = 0; n < 2; n++) {
       const store = await openStore(config.store);

@@ -1,16 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
-import { addEndpoint, configWith, LINES, TOKEN } from './fixtures.js';
+import { TEST_STORES, type TestApp } from '../helpers/test-app.js';
+import { addEndpoint, webhooksApp } from './fixtures.js';
 
 /** Retention (`webhooks.retentionDays`): finished deliveries and their events go; pending ones stay. */
 describe.each(TEST_STORES)('webhook retention (%s)', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp(kind, {
-      configFile: configWith({ allowHttp: true }),
-      env: { ADMIN_TOKEN: TOKEN },
-      lines: LINES,
-    });
+    t = await webhooksApp(kind, { allowHttp: true });
   });
   afterAll(() => t.close());
 

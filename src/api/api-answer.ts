@@ -1,5 +1,5 @@
 import type { VariantRuntime } from '../variants/variant-runtime.js';
-import { ApiError } from './api-error.js';
+import { ApiError, type OrRefusal } from './api-error.js';
 import type { ApiRequest } from './api-request.js';
 import type { Endpoint, EndpointContext } from './endpoint.js';
 import { after, type MaybePromise } from './maybe-async.js';
@@ -17,10 +17,10 @@ export type AnswerApiRequest = (
 ) => MaybePromise<void>;
 
 /**
- * One API request answered by its endpoint: the success body, or the endpoint's ApiError in the
- * variant's envelope, with the budgets' headers either way. Any other error is thrown (or the
- * promise rejects with it), for the caller (the API's door) to answer as a failure of the
- * service's own.
+ * One API request answered by its endpoint: the success body, or the endpoint's ApiError (returned
+ * or thrown) in the variant's envelope, with the budgets' headers either way. Any other error is
+ * thrown (or the promise rejects with it), for the caller (the API's door) to answer as a failure of
+ * the service's own.
  */
 export function createApiAnswerer(context: EndpointContext): AnswerApiRequest {
   const { cache, limits, metrics } = context;
@@ -37,20 +37,22 @@ export function createApiAnswerer(context: EndpointContext): AnswerApiRequest {
       sendError(reply, variant, error.kind, error.detail);
     });
   };
+  const settled = (request: ApiRequest, reply: JsonReply, variant: VariantRuntime, answer: OrRefusal<AnswerBody>) =>
+    answer instanceof ApiError ? failed(request, reply, variant, answer) : succeeded(request, reply, answer);
   return (endpoint, request, reply, variant) => {
     cache.refresh(request.started);
-    let body: MaybePromise<AnswerBody>;
+    let answer: MaybePromise<OrRefusal<AnswerBody>>;
     try {
-      body = endpoint.handle(request, variant, context);
+      answer = endpoint.handle(request, variant, context);
     } catch (error) {
       return failed(request, reply, variant, error);
     }
-    if (body instanceof Promise) {
-      return body.then(
-        (answer) => succeeded(request, reply, answer),
+    if (answer instanceof Promise) {
+      return answer.then(
+        (settledAnswer) => settled(request, reply, variant, settledAnswer),
         (error: unknown) => failed(request, reply, variant, error),
       );
     }
-    succeeded(request, reply, body);
+    return settled(request, reply, variant, answer);
   };
 }

@@ -1,6 +1,13 @@
 import type { ErrorKind } from '../variants/error-kinds.js';
+import { after, type MaybePromise } from './maybe-async.js';
 
-/** An error the API answers with: its kind picks the status and message; `detail` overrides the catalogue text. */
+/**
+ * An error the API answers with: its kind picks the status and message; `detail` overrides the
+ * catalogue text. The hot paths' refusals (a wrong key, code or item, a spent budget) are returned
+ * as values, not thrown: a throw cost more than the lookup that found the refusal (V8 builds a
+ * message with the thrower's source position for every throw no JavaScript handler is predicted to
+ * catch, and a function that throws on most calls ran unoptimised). Rarer ones may still be thrown.
+ */
 export class ApiError extends Error {
   constructor(
     readonly kind: ErrorKind,
@@ -24,4 +31,15 @@ export class ApiError extends Error {
     }
     return error;
   }
+}
+
+/** A value, or the refusal that stands in its place. */
+export type OrRefusal<T> = T | ApiError;
+
+/** `next(value)` once `value` is here (see after), unless it is a refusal, which is passed on as it is. */
+export function unlessRefused<T, R>(
+  value: MaybePromise<OrRefusal<T>>,
+  next: (value: T) => MaybePromise<OrRefusal<R>>,
+): MaybePromise<OrRefusal<R>> {
+  return after(value, (settled) => (settled instanceof ApiError ? settled : next(settled)));
 }

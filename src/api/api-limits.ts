@@ -47,10 +47,10 @@ export interface ApiLimits {
   admitClient(request: ApiRequest, reply: JsonReply): number;
   /**
    * Once the key named an active account: takes one request from the key and client's budget.
-   * Throws a TooManyRequestsError when that budget, or this client's failure budget for the key,
-   * is spent.
+   * Answers the TooManyRequestsError to send when that budget, or this client's failure budget for
+   * the key, is spent; else undefined.
    */
-  admitAccount(request: ApiRequest, username: string): void;
+  admitAccount(request: ApiRequest, username: string): TooManyRequestsError | undefined;
   /** Before a 200: the headers. Never waits. */
   answered(request: ApiRequest, reply: JsonReply): void;
   /**
@@ -97,10 +97,11 @@ export function createApiLimits(limits: Limits, config: LimitsConfig): ApiLimits
       const id = `${request.limitsClient} ${username}`;
       request.limitsKeyClient = id;
       const failures = keyClientFailures.state(id, request.at);
-      if (failures?.remaining === 0) throw new TooManyRequestsError(failures.resetSeconds, failures);
+      if (failures?.remaining === 0) return new TooManyRequestsError(failures.resetSeconds, failures);
       const taken = keyRequests.take(id, request.at);
-      if (taken && taken.retryAfter > 0) throw new TooManyRequestsError(taken.retryAfter, taken);
+      if (taken && taken.retryAfter > 0) return new TooManyRequestsError(taken.retryAfter, taken);
       request.limitsState = tighter(tighter(request.limitsState, failures), taken);
+      return undefined;
     },
     answered(request, reply) {
       setRateLimitHeaders(reply, request.limitsState);

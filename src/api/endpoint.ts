@@ -2,6 +2,7 @@ import type { PurchaseActivity } from '../activity/purchase-activity.js';
 import type { KeyUsage } from '../keys/key-usage.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { VariantRuntime } from '../variants/variant-runtime.js';
+import type { OrRefusal } from './api-error.js';
 import type { ApiLimits } from './api-limits.js';
 import type { ApiRequest } from './api-request.js';
 import type { MaybePromise } from './maybe-async.js';
@@ -27,12 +28,13 @@ export interface EndpointContext {
 
 /**
  * One endpoint, written once and registered under every variant's base. `handle` answers the
- * whole success body (status 200), as bytes or as chunks to stream, or throws an ApiError; at once
- * when what it needs is in memory, else as a promise (see maybe-async.ts).
+ * whole success body (status 200), as bytes or as chunks to stream, or the ApiError to answer
+ * instead (returned on the hot paths, thrown elsewhere: both are answered alike); at once when what
+ * it needs is in memory, else as a promise (see maybe-async.ts).
  */
 export interface Endpoint {
   readonly method: 'GET' | 'POST';
   /** Relative to the variant's base, such as `/api/items/all`. */
   readonly path: string;
-  handle(request: ApiRequest, variant: VariantRuntime, context: EndpointContext): MaybePromise<AnswerBody>;
+  handle(request: ApiRequest, variant: VariantRuntime, context: EndpointContext): MaybePromise<OrRefusal<AnswerBody>>;
 }

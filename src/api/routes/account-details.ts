@@ -1,6 +1,7 @@
+import { unlessRefused } from '../api-error.js';
 import { authenticate } from '../authenticate.js';
 import type { Endpoint } from '../endpoint.js';
-import { after } from '../maybe-async.js';
+
 import { apiKeyParam } from '../params.js';
 
 export const accountDetails: Endpoint = {
@@ -8,6 +9,9 @@ export const accountDetails: Endpoint = {
   path: '/api/account/details',
   handle(request, variant, context) {
     const apiKey = apiKeyParam(request, undefined, variant.config.texts);
-    return after(authenticate(request, context, apiKey, variant), (account) => account.json[variant.index] as Buffer);
+    return unlessRefused(
+      authenticate(request, context, apiKey, variant),
+      (account) => account.json[variant.index] as Buffer,
+    );
   },
 };

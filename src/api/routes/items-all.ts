@@ -1,4 +1,4 @@
-import { ApiError } from '../api-error.js';
+import { ApiError, unlessRefused } from '../api-error.js';
 import { authenticate } from '../authenticate.js';
 import type { Endpoint } from '../endpoint.js';
 import { after } from '../maybe-async.js';
@@ -9,11 +9,8 @@ export const itemsAll: Endpoint = {
   path: '/api/items/all',
   handle(request, variant, context) {
     const apiKey = apiKeyParam(request, undefined, variant.config.texts);
-    return after(authenticate(request, context, apiKey), (account) =>
-      after(context.cache.approvedItems(account.username, variant), (answer) => {
-        if (answer === undefined) throw ApiError.of('noItems');
-        return answer;
-      }),
+    return unlessRefused(authenticate(request, context, apiKey), (account) =>
+      after(context.cache.approvedItems(account.username, variant), (answer) => answer ?? ApiError.of('noItems')),
     );
   },
 };

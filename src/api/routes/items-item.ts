@@ -1,4 +1,4 @@
-import { ApiError } from '../api-error.js';
+import { ApiError, unlessRefused } from '../api-error.js';
 import { authenticate } from '../authenticate.js';
 import type { Endpoint } from '../endpoint.js';
 import { after } from '../maybe-async.js';
@@ -12,11 +12,11 @@ export const itemsItem: Endpoint = {
     const { texts } = variant.config;
     const apiKey = apiKeyParam(request, undefined, texts);
     const itemId = itemIdParam([request.query], texts);
-    return after(authenticate(request, context, apiKey), (account) =>
+    return unlessRefused(authenticate(request, context, apiKey), (account) =>
       after(cache.item(itemId, variant), (item) => {
         // Another seller's item answers exactly like one that does not exist.
         if (item?.account !== account.username || item.status !== 'approved') {
-          throw ApiError.of('itemNotFound');
+          return ApiError.of('itemNotFound');
         }
         return variant.okBody('"item":', item.json[variant.index] as Buffer);
       }),

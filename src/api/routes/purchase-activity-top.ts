@@ -1,3 +1,4 @@
+import { ApiError } from '../api-error.js';
 import { authenticate } from '../authenticate.js';
 import type { Endpoint } from '../endpoint.js';
 import { apiKeyParam, wholeNumberParam } from '../params.js';
@@ -33,6 +34,7 @@ export const purchaseActivityTop: Endpoint = {
       texts,
     );
     const account = await authenticate(request, context, apiKey);
+    if (account instanceof ApiError) return account;
     const top = await activity.top(account.username, days, limit);
     const codes = [];
     for (const code of top) {

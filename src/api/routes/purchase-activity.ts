@@ -21,6 +21,7 @@ export const purchaseActivity: Endpoint = {
     const apiKey = apiKeyParam(request, undefined, texts);
     const code = requiredParam('purchase_code', [request.query], texts);
     const account = await authenticate(request, context, apiKey);
+    if (account instanceof ApiError) return account;
     const codeKey = purchaseCodeKey(code);
     const found = codeKey === undefined ? undefined : await cache.purchase(codeKey, variant);
     if (codeKey === undefined || found === undefined || found.owner !== account.username) {

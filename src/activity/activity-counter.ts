@@ -25,8 +25,18 @@ const CLOCK_TICK_MS = 100;
  * every code on a busy store, where each install validates from the network it did yesterday.
  */
 export interface ActivityCounter {
-  /** A validation of `account`'s own code (valid, refunded or cancelled) from the client at `address`. */
-  validated(account: string, codeKey: string, address: string | undefined): void;
+  /**
+   * A validation of `account`'s own code (valid, refunded or cancelled) from the client at `address`.
+   * Answers the code's mark: given back with the code's next validation (the caller keeps it with
+   * the cached purchase), it spares that validation the lookup among today's codes. A mark of
+   * another day, account or code is ignored; undefined when nothing is counted.
+   */
+  validated(
+    account: string,
+    codeKey: string,
+    address: string | undefined,
+    mark?: ActivityMark,
+  ): ActivityMark | undefined;
   /** Writes what was gathered; flushes run one after the other. */
   flush(): Promise<void>;
   /** Drops the stored days older than the retention period (it runs by itself a minute after start, then hourly); how many. */
@@ -34,6 +44,9 @@ export interface ActivityCounter {
   /** Writes what is left and stops. */
   close(): Promise<void>;
 }
+
+/** What validated() answers, to be given back with the same code (see ActivityCounter.validated). */
+export type ActivityMark = { readonly __activityMark: never };
 
 export interface ActivityCounterOptions {
   /** False: nothing is counted (flush and expire still work). */
@@ -59,6 +72,8 @@ interface Gathered {
   lastSeen: number;
   /** Every network this process saw the code validated from that day. */
   readonly sketch: NetworkSketch;
+  /** The address of the last validation: the same client again (most are) changes no sketch. */
+  lastAddress: string | undefined;
   /** Whether the sketch holds a network not written yet. */
   fresh: boolean;
   /** Whether this process wrote the day: its sketch then is in the stored one, as it was. */
@@ -135,6 +150,7 @@ export function createActivityCounter(
         firstSeen: at,
         lastSeen: at,
         sketch: new NetworkSketch(),
+        lastAddress: undefined,
         fresh: false,
         stored: false,
         queued: false,
@@ -221,22 +237,36 @@ export function createActivityCounter(
 
   return {
     validated: options.enabled
-      ? (account, codeKey, address) => {
-          if (closed) return;
+      ? (account, codeKey, address, mark) => {
+          if (closed) return undefined;
           const at = validationTime();
           if (at >= dayEnds || today === undefined) {
             currentDay = dayOf(at);
             dayEnds = Date.parse(`${currentDay}T00:00:00.000Z`) + DAY_MS;
             today = dayMap(currentDay);
           }
-          const entry = gathered(today, account, codeKey, currentDay, at);
+          // A marked entry let go of by `forget` is still counted and written: it is queued
+          // below, and a flush writes what it holds whether or not the day's map still has it.
+          let entry = mark as unknown as Gathered | undefined;
+          if (
+            entry === undefined ||
+            entry.day !== currentDay ||
+            entry.account !== account ||
+            entry.codeKey !== codeKey
+          ) {
+            entry = gathered(today, account, codeKey, currentDay, at);
+          }
           entry.validations++;
           if (at > entry.lastSeen) entry.lastSeen = at;
           if (at < entry.firstSeen) entry.firstSeen = at;
-          if (address !== undefined && entry.sketch.add(networkHash(address))) entry.fresh = true;
+          if (address !== undefined && address !== entry.lastAddress) {
+            entry.lastAddress = address;
+            if (entry.sketch.add(networkHash(address))) entry.fresh = true;
+          }
           enqueue(entry);
+          return entry as unknown as ActivityMark;
         }
-      : () => {},
+      : () => undefined,
     flush,
     expire,
     async close() {

@@ -1,5 +1,6 @@
 import { hash, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import type { ActivityMark } from '../activity/activity-counter.js';
 import type { CacheMetrics, ServiceMetrics } from '../metrics/service-metrics.js';
 import type { AccountRow, AccountStatus, ItemRow, ItemStatus, ListedItem, PurchaseRow } from '../records/rows.js';
 import {
@@ -44,6 +45,8 @@ export interface CachedPurchase {
    * purchase whose item exists (any other answers an error).
    */
   readonly json: readonly (Buffer | undefined)[];
+  /** The code's activity mark, kept for its next validation (see ActivityCounter.validated). */
+  activity: ActivityMark | undefined;
 }
 
 /** How much memory each cache may hold, roughly, in bytes. */
@@ -406,7 +409,7 @@ export class ResourceCache {
     item: CachedItem | undefined,
     variant: VariantRuntime,
   ): CachedPurchase {
-    const entry = held ?? { row, owner: item?.account, json: [] };
+    const entry = held ?? { row, owner: item?.account, json: [], activity: undefined };
     if (!item || !answerable(entry)) return entry;
     const [before, after] = serializePurchaseAroundItem(row, item.supported, variant.config, this.support);
     // The last part closes the purchase's `data` object; the envelope's brace comes after it.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createActivityCounter } from '../../src/activity/activity-counter.js';
+import { createActivityCounter, KEPT_CODES } from '../../src/activity/activity-counter.js';
 import { NetworkSketch } from '../../src/activity/network-sketch.js';
 import type { ActivityDay, ActivityDelta } from '../../src/store/store.js';
 import { activityDelta } from '../helpers/activity-delta.js';
@@ -177,5 +177,53 @@ describe('ActivityCounter', () => {
     await counter.flush();
     expect(store.state.writes).toBe(writes);
     await counter.close();
+  });
+
+  it("counts a validation given the code's mark on the entry it marks, and ignores a mark of another code, account or day", async () => {
+    const store = memoryStore();
+    let now = Date.parse('2026-03-01T23:59:58.000Z');
+    const counter = counterOver(store, () => now);
+    const mark = counter.validated('ann', 'code-1', '198.51.1.1');
+    expect(counter.validated('ann', 'code-1', '198.51.1.1', mark)).toBe(mark);
+    // Marks handed to the wrong code or account count where the validation belongs.
+    const other = counter.validated('ann', 'code-2', '198.51.2.1', mark);
+    expect(other).not.toBe(mark);
+    counter.validated('bob', 'code-1', '198.51.3.1', mark);
+    now += 2000;
+    // Past midnight the mark is yesterday's: the validation counts for the new day.
+    const nextDay = counter.validated('ann', 'code-1', '198.51.1.1', mark);
+    expect(nextDay).not.toBe(mark);
+    await counter.close();
+    const summary = [...store.days.values()].map((day) => [day.account, day.codeKey, day.day, day.validations]);
+    expect(summary).toEqual([
+      ['ann', 'code-1', '2026-03-01', 2],
+      ['ann', 'code-2', '2026-03-01', 1],
+      ['bob', 'code-1', '2026-03-01', 1],
+      ['ann', 'code-1', '2026-03-02', 1],
+    ]);
+  });
+
+  it('counts every network when a code alternates between clients (the last one is not counted twice, nor a return missed)', async () => {
+    const store = memoryStore();
+    const counter = counterOver(store, () => Date.parse('2026-03-01T10:00:00.000Z'));
+    let mark: ReturnType<typeof counter.validated>;
+    for (const address of ['198.51.1.1', '198.51.1.1', '198.51.2.1', '198.51.1.1', '198.51.3.1', '198.51.3.1']) {
+      mark = counter.validated('ann', 'code-1', address, mark);
+    }
+    await counter.close();
+    expect([...store.days.values()].map((day) => [day.validations, day.networks])).toEqual([[6, 3]]);
+  });
+
+  it("writes what a marked entry gathered after today's codes let go of it", async () => {
+    const store = memoryStore();
+    const counter = counterOver(store, () => Date.parse('2026-03-01T10:00:00.000Z'));
+    const mark = counter.validated('ann', 'code-0', '198.51.1.1');
+    // Past KEPT_CODES written codes, half are let go of, the oldest first: code-0 among them.
+    for (let n = 1; n <= KEPT_CODES; n++) counter.validated('ann', `code-${n}`, '198.51.1.1');
+    await counter.flush();
+    counter.validated('ann', 'code-0', '198.51.2.1', mark);
+    await counter.close();
+    const day = store.days.get('ann/code-0/2026-03-01');
+    expect([day?.validations, day?.networks]).toEqual([2, 2]);
   });
 });

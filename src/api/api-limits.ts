@@ -50,7 +50,7 @@ export interface ApiLimits {
    * Answers the TooManyRequestsError to send when that budget, or this client's failure budget for
    * the key, is spent; else undefined.
    */
-  admitAccount(request: ApiRequest, username: string): TooManyRequestsError | undefined;
+  admitAccount(request: ApiRequest, account: KeyClientMemo): TooManyRequestsError | undefined;
   /** Before a 200: the headers. Never waits. */
   answered(request: ApiRequest, reply: JsonReply): void;
   /**
@@ -58,6 +58,17 @@ export interface ApiLimits {
    * only while it waits for Redis's total; else done at once (undefined).
    */
   failed(request: ApiRequest, reply: JsonReply, error: ApiError): MaybePromise<void>;
+}
+
+/**
+ * The account as the key's budgets see it: its username, and the last client and key-and-client id
+ * counted for it. A seller's software calls from one client again and again, so the id is made once
+ * and then found again (a string made per request was also hashed anew by every lookup).
+ */
+export interface KeyClientMemo {
+  readonly username: string;
+  limitsClient: string | undefined;
+  limitsKeyClient: string | undefined;
 }
 
 export function setRateLimitHeaders(reply: JsonReply, state: BudgetState | undefined): void {
@@ -92,9 +103,15 @@ export function createApiLimits(limits: Limits, config: LimitsConfig): ApiLimits
       // One reading of the clock for both: Retry-After then equals RateLimit-Reset.
       return state?.remaining === 0 ? state.resetSeconds : 0;
     },
-    admitAccount(request, username) {
-      // A client id holds no space, so the first one splits this id: no two pairs share it.
-      const id = `${request.limitsClient} ${username}`;
+    admitAccount(request, account) {
+      const client = request.limitsClient;
+      let id = account.limitsKeyClient;
+      if (id === undefined || account.limitsClient !== client) {
+        // A client id holds no space, so the first one splits this id: no two pairs share it.
+        id = `${client} ${account.username}`;
+        account.limitsClient = client;
+        account.limitsKeyClient = id;
+      }
       request.limitsKeyClient = id;
       const failures = keyClientFailures.state(id, request.at);
       if (failures?.remaining === 0) return new TooManyRequestsError(failures.resetSeconds, failures);

@@ -12,14 +12,17 @@ import {
 import type { Store } from '../store/store.js';
 import { keptBytes } from '../variants/kept-bytes.js';
 import type { VariantRuntime } from '../variants/variant-runtime.js';
+import type { KeyClientMemo } from './api-limits.js';
 import type { MaybePromise } from './maybe-async.js';
 
 /** What the hot path needs of an account: who it is, whether it may call, and its answer per variant. */
-export interface CachedAccount {
+export interface CachedAccount extends KeyClientMemo {
   readonly username: string;
   readonly status: AccountStatus;
   /** The whole account-details answer, by variant index; made when first asked for (see ResourceCache). */
   readonly json: readonly (Buffer | undefined)[];
+  /** When the key's use was last given to KeyUsage (ms since the epoch; see authenticate). */
+  keyUseNoted: number;
 }
 
 /** What the hot path needs of an item: its owner, its status, and its JSON per variant. */
@@ -397,7 +400,14 @@ export class ResourceCache {
     row: AccountRow,
     variant: VariantRuntime | undefined,
   ): CachedAccount {
-    const entry = held ?? { username: row.username, status: row.status, json: [] };
+    const entry = held ?? {
+      username: row.username,
+      status: row.status,
+      json: [],
+      keyUseNoted: 0,
+      limitsClient: undefined,
+      limitsKeyClient: undefined,
+    };
     return variant
       ? withJson(entry, variant, variant.keptOkBody('"data":', serializeAccount(row, variant.config)))
       : entry;

@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { RecentIds } from './recent-ids.js';
 import type { SharedCounters } from './shared-counters.js';
 
 /** How many ids one counter remembers: a flood of new clients pushes out the least recently seen. */
@@ -33,7 +33,7 @@ interface Entry {
  * `addNow` waits for the shared total.
  */
 export class WindowCounter {
-  readonly #entries: LRUCache<string, Entry>;
+  readonly #entries: RecentIds<Entry>;
   readonly #dirty = new Set<string>();
   #flushTimer: NodeJS.Timeout | undefined;
 
@@ -44,7 +44,7 @@ export class WindowCounter {
     readonly now: () => number = Date.now,
     maxIds: number = MAX_IDS_PER_COUNTER,
   ) {
-    this.#entries = new LRUCache<string, Entry>({ max: maxIds });
+    this.#entries = new RecentIds<Entry>(maxIds);
   }
 
   state(id: string, time: number = this.now()): WindowState {

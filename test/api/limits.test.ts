@@ -326,8 +326,17 @@ describe.each(COUNTERS)('RateLimit headers, exact on every endpoint ($name)', ({
       }
       // The budget is the key's and this client's: the same key from another client, and another
       // key from this client, each have a budget of their own.
-      for (const [index, call] of everyEndpoint(variant).entries()) {
+      const calls = everyEndpoint(variant);
+      for (const [index, call] of calls.entries()) {
         await expectBudget(t, from(call, NEIGHBOUR), { status: 200, remaining: 8 - index, ...keyBudget });
+      }
+      // The key's two clients in turns: each request counts against its own client's budget only.
+      const [first = details(variant, KEYS.alice)] = calls;
+      let neighbourLeft = 8 - calls.length;
+      for (let turn = 0; turn < 2; turn++) {
+        await expectBudget(t, from(first), { status: 429, remaining: 0, retryAfter: true, ...keyBudget });
+        await expectBudget(t, from(first, NEIGHBOUR), { status: 200, remaining: neighbourLeft, ...keyBudget });
+        neighbourLeft -= 1;
       }
       await expectBudget(t, from(details(variant, KEYS.bob)), { status: 200, remaining: 8, ...keyBudget });
     });

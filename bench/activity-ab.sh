@@ -7,11 +7,11 @@
 # bench/.cache and bench/results (run `npm run bench -- --cases valid --store sqlite --rounds 1`
 # once first).
 #
-#   npm run bench:activity                 # 6 rounds of 6 s
+#   npm run bench:activity                 # 10 rounds of 6 s, each on two servers started anew
 #   ROUNDS=10 SECONDS_EACH=10 npm run bench:activity
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ROUNDS=${ROUNDS:-6}
+ROUNDS=${ROUNDS:-10}
 SECONDS_EACH=${SECONDS_EACH:-6}
 STORE=$(ls bench/.cache/http-*.db 2>/dev/null | grep -v -- '-activity.db$' | head -1 || true)
 REQUESTS=bench/results/.wrk-valid.tsv
@@ -32,13 +32,15 @@ for state in on off; do
 done
 start=$(node -e "console.log(require('./package.json').scripts.start)")
 port_of() { grep -o 'listening at http://127.0.0.1:[0-9]*' "$work/$1.log" | grep -o '[0-9]*$'; }
-for state in on off; do
-  MARKETPLACE_CONFIG="$work/$state.json" DATABASE_URL="sqlite:$STORE" SECRET_KEY=bench-secret-not-for-production-0123456789abcdef \
-    PORT=0 LOG_LEVEL=info sh -c "$start" > "$work/$state.log" 2>&1 &
+declare -A pid port
+launch() { # state: starts it, waits for it to listen
+  MARKETPLACE_CONFIG="$work/$1.json" DATABASE_URL="sqlite:$STORE" SECRET_KEY=bench-secret-not-for-production-0123456789abcdef \
+    PORT=0 LOG_LEVEL=info sh -c "$start" > "$work/$1.log" 2>&1 &
+  pid[$1]=$!
   pids+=($!)
-  until grep -q 'listening at' "$work/$state.log"; do sleep 0.2; done
-done
-declare -A pid=([on]=${pids[0]} [off]=${pids[1]}) port=([on]=$(port_of on) [off]=$(port_of off))
+  until grep -q 'listening at' "$work/$1.log"; do sleep 0.2; done
+  port[$1]=$(port_of "$1")
+}
 cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 load() { # state seconds [once] -> "requests cpu_ticks rps"
   local before after out
@@ -47,17 +49,23 @@ load() { # state seconds [once] -> "requests cpu_ticks rps"
   after=$(cpu "${pid[$1]}")
   echo "$(echo "$out" | awk '/requests in/{print $1}') $((after - before)) $(echo "$out" | awk '/Requests\/sec/{print $2}')"
 }
-for state in on off; do load "$state" 120 once >/dev/null; load "$state" 5 >/dev/null; done
 ticks=$(getconf CLK_TCK)
 results=()
+# Each round starts both servers anew, in turns first: an A/A run (both counting) of one pair of
+# processes kept for every round measured one at 0.86 of the other, so a process's own speed
+# (where its memory landed, what the host gave its threads) would otherwise pass for counting's.
 for round in $(seq 1 "$ROUNDS"); do
   order="on off"; [ $((round % 2)) = 0 ] && order="off on"
+  for state in $order; do launch "$state"; done
+  for state in $order; do load "$state" 120 once >/dev/null; load "$state" 3 >/dev/null; done
   for state in $order; do
     read -r requests used rps < <(load "$state" "$SECONDS_EACH")
     micros=$(awk -v used="$used" -v ticks="$ticks" -v n="$requests" 'BEGIN { printf "%.1f", used * 1000000 / ticks / n }')
     printf 'round %d, activity %-3s: %8.0f req/s, %5.1f µs CPU a request\n' "$round" "$state" "$rps" "$micros"
     results+=("$round $state $rps $micros")
   done
+  for state in on off; do kill "${pid[$state]}"; wait "${pid[$state]}" 2>/dev/null || true; done
+  pids=()
 done
 printf '%s\n' "${results[@]}" | node -e "
   const rounds = new Map();

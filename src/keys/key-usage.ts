@@ -5,9 +5,9 @@ const FLUSH_EVERY_MS = 60_000;
 
 /**
  * When each account's key was last used, gathered in memory on the API's hot path (one map write,
- * at most every 10 s per account: see authenticate) and written to the store in one batch a minute and at close, so
- * that no request waits for a write. Several processes each write theirs; the store keeps the
- * latest.
+ * at most every 10 s per account: see authenticate) and written to the store in one batch a minute
+ * and at close, so that no request waits for a write. Several processes each write theirs; the
+ * store keeps the latest.
  */
 export interface KeyUsage {
   /** The account's key answered a request now, or at `at` (ms since the epoch) when the caller has read the clock already. */

@@ -1,7 +1,6 @@
 import { unlessRefused } from '../api-error.js';
 import { authenticate } from '../authenticate.js';
 import type { Endpoint } from '../endpoint.js';
-
 import { apiKeyParam } from '../params.js';
 
 export const accountDetails: Endpoint = {

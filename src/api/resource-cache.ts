@@ -10,7 +10,6 @@ import {
   serializePurchaseAroundItem,
 } from '../records/serialize.js';
 import type { Store } from '../store/store.js';
-import { keptBytes } from '../variants/kept-bytes.js';
 import type { VariantRuntime } from '../variants/variant-runtime.js';
 import type { KeyClientMemo } from './api-limits.js';
 import type { MaybePromise } from './maybe-async.js';
@@ -25,12 +24,17 @@ export interface CachedAccount extends KeyClientMemo {
   keyUseNoted: number;
 }
 
-/** What the hot path needs of an item: its owner, its status, and its JSON per variant. */
+/** What the hot path needs of an item: its owner, its status, and its answer and JSON per variant. */
 export interface CachedItem {
   readonly account: string;
   readonly status: ItemStatus;
   readonly supported: boolean;
-  /** By variant index; made when first asked for (see ResourceCache). */
+  /**
+   * The whole one-item answer by variant index, made when first asked for (see ResourceCache): a
+   * request for the item copies nothing (building it per request cost a 1 KB buffer and its copy).
+   */
+  readonly answer: readonly (Buffer | undefined)[];
+  /** The item's own JSON by variant index, for validation answers to embed: a view into `answer`'s bytes. */
   readonly json: readonly (Buffer | undefined)[];
 }
 
@@ -100,6 +104,8 @@ export interface ResourceCacheOptions {
 
 /** The items list's place in its answer. */
 const ITEMS_HEAD = '"items":';
+/** The item's place in the one-item answer. */
+const ITEM_HEAD = '"item":';
 
 /** Only an active purchase whose item exists validates: any other answers an error, and keeps no answer. */
 const answerable = (purchase: CachedPurchase) => purchase.row.status === 'active' && purchase.owner !== undefined;
@@ -115,6 +121,9 @@ function sizeOfEntry<Entry extends { readonly json: readonly (Buffer | undefined
 }
 
 const sizeOfPurchase = (entry: CachedPurchase) => sizeOfEntry(entry) + PURCHASE_ROW_SIZE;
+/** An item's JSON is a view into its answer: only the answers hold bytes. */
+const sizeOfItem = (entry: CachedItem) =>
+  entry.answer.reduce((size, answer) => size + (answer?.length ?? 0), ENTRY_OVERHEAD);
 
 /** The entry with `json` as its text in `variant`, the other variants' texts kept. */
 function withJson<Entry extends { readonly json: readonly (Buffer | undefined)[] }>(
@@ -193,7 +202,7 @@ export class ResourceCache {
       purchases: counter('purchases'),
     };
     this.accounts = new LRUCache({ maxSize: budgets.accounts, sizeCalculation: sizeOfEntry<CachedAccount> });
-    this.items = new LRUCache({ maxSize: budgets.items, sizeCalculation: sizeOfEntry<CachedItem> });
+    this.items = new LRUCache({ maxSize: budgets.items, sizeCalculation: sizeOfItem });
     // Only lists shorter than one page of the store's query are kept whole (longer ones are
     // streamed, never cached), and one larger than a tenth of the budget is not kept either: one
     // big seller must not push out everyone.
@@ -432,8 +441,17 @@ export class ResourceCache {
       account: row.account,
       status: row.status,
       supported: row.supported === 1,
+      answer: [],
       json: [],
     };
-    return withJson(entry, variant, keptBytes(serializeItem(row, variant.config)));
+    const json = serializeItem(row, variant.config);
+    const answer = variant.keptOkBody(ITEM_HEAD, json);
+    // The answer ends with the item's JSON and the envelope's closing brace.
+    const end = answer.length - 1;
+    const answers = [...entry.answer];
+    answers[variant.index] = answer;
+    const texts = [...entry.json];
+    texts[variant.index] = answer.subarray(end - Buffer.byteLength(json), end);
+    return { ...entry, answer: answers, json: texts };
   }
 }

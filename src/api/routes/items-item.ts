@@ -18,7 +18,7 @@ export const itemsItem: Endpoint = {
         if (item?.account !== account.username || item.status !== 'approved') {
           return ApiError.of('itemNotFound');
         }
-        return variant.okBody('"item":', item.json[variant.index] as Buffer);
+        return item.answer[variant.index] as Buffer;
       }),
     );
   },

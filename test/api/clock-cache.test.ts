@@ -23,14 +23,14 @@ describe('ClockCache', () => {
     expect(names(cache, ['a', 'b', 'c', 'd'])).toEqual([null, 'b', 'c', 'd']);
   });
 
-  it('gives an entry read since the hand last passed a second chance', () => {
+  it('gives an entry read since it joined the line a second chance', () => {
     const cache = sized(30);
     cache.set('a', entry('a'));
     cache.set('b', entry('b'));
     cache.set('c', entry('c'));
     expect(cache.get('a')?.name).toBe('a');
     cache.set('d', entry('d'));
-    // a was read: the hand passes it (marking it not read) and lets go of b.
+    // a was read: it goes to the back of the line, marked as not read, and b goes.
     expect(names(cache, ['a', 'c', 'd'])).toEqual(['a', 'c', 'd']);
     expect(cache.get('b')).toBeUndefined();
   });
@@ -50,6 +50,20 @@ describe('ClockCache', () => {
       'cold-991',
       'cold-999',
     ]);
+  });
+
+  it('lets the old entries go, not the new ones, when a burst of new keys comes after every entry was read', () => {
+    const cache = sized(100);
+    const old = Array.from({ length: 10 }, (_, index) => `old-${index}`);
+    const fresh = Array.from({ length: 10 }, (_, index) => `new-${index}`);
+    for (const key of old) cache.set(key, entry(key));
+    for (const key of old) cache.get(key);
+    for (const key of fresh) cache.set(key, entry(key));
+    expect(cache.size).toBe(10);
+    // The first new key meets a line of read entries, each sent to the back: it is at the front
+    // when the hand has passed them all, and goes. From then on, the old entries go, oldest first.
+    expect(names(cache, fresh)).toEqual([null, ...fresh.slice(1)]);
+    expect(names(cache, old)).toEqual([...old.slice(0, 9).map(() => null), 'old-9']);
   });
 
   it('lets go of as many entries as a large value needs, and keeps no value larger than the whole cache', () => {

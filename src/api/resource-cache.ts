@@ -12,7 +12,6 @@ import {
 import type { Store } from '../store/store.js';
 import type { VariantRuntime } from '../variants/variant-runtime.js';
 import type { KeyClientMemo } from './api-limits.js';
-import { ClockCache } from './clock-cache.js';
 import type { MaybePromise } from './maybe-async.js';
 
 /** What the hot path needs of an account: who it is, whether it may call, and its answer per variant. */
@@ -173,12 +172,12 @@ function withJson<Entry extends { readonly json: readonly (Buffer | undefined)[]
  * collections (measured on the benchmark's whole-store validation: about 30 MB less at the peak).
  */
 export class ResourceCache {
-  private readonly accounts: ClockCache<string, CachedAccount>;
+  private readonly accounts: LRUCache<string, CachedAccount>;
   private readonly unknownKeys = new LRUCache<string, true>({ max: NEGATIVE_CACHE_ENTRIES });
-  private readonly items: ClockCache<number, CachedItem>;
+  private readonly items: LRUCache<number, CachedItem>;
   private readonly missingItems = new LRUCache<number, true>({ max: NEGATIVE_CACHE_ENTRIES });
   private readonly itemLists: LRUCache<string, Buffer | false>;
-  private readonly purchases: ClockCache<string, CachedPurchase>;
+  private readonly purchases: LRUCache<string, CachedPurchase>;
   private readonly unknownCodes = new LRUCache<string, true>({ max: UNKNOWN_CODE_ENTRIES });
   private readonly keyHashPrefix = randomBytes(32).toString('hex');
   /** Counts the clearings: what a lookup read is kept only if none happened while it waited. */
@@ -202,8 +201,8 @@ export class ResourceCache {
       itemLists: counter('item_lists'),
       purchases: counter('purchases'),
     };
-    this.accounts = new ClockCache({ maxSize: budgets.accounts, sizeOf: sizeOfEntry<CachedAccount> });
-    this.items = new ClockCache({ maxSize: budgets.items, sizeOf: sizeOfItem });
+    this.accounts = new LRUCache({ maxSize: budgets.accounts, sizeCalculation: sizeOfEntry<CachedAccount> });
+    this.items = new LRUCache({ maxSize: budgets.items, sizeCalculation: sizeOfItem });
     // Only lists shorter than one page of the store's query are kept whole (longer ones are
     // streamed, never cached), and one larger than a tenth of the budget is not kept either: one
     // big seller must not push out everyone.
@@ -212,7 +211,7 @@ export class ResourceCache {
       maxEntrySize: Math.floor(budgets.itemLists / 10),
       sizeCalculation: (json) => (json === false ? ENTRY_OVERHEAD : json.length),
     });
-    this.purchases = new ClockCache({ maxSize: budgets.purchases, sizeOf: sizeOfPurchase });
+    this.purchases = new LRUCache({ maxSize: budgets.purchases, sizeCalculation: sizeOfPurchase });
   }
 
   /** Drops everything if the store was changed elsewhere since the last call; `now` as Store.changedSinceLastCheck. */
@@ -283,7 +282,7 @@ export class ResourceCache {
       return undefined;
     }
     const found = this.cachedAccount(current ? this.accounts.get(keyHash) : undefined, retired.account, variant);
-    if (current) this.accounts.set(keyHash, found, ttl);
+    if (current) this.accounts.set(keyHash, found, { ttl });
     return found;
   }
 

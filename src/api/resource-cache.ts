@@ -125,15 +125,20 @@ const sizeOfPurchase = (entry: CachedPurchase) => sizeOfEntry(entry) + PURCHASE_
 const sizeOfItem = (entry: CachedItem) =>
   entry.answer.reduce((size, answer) => size + (answer?.length ?? 0), ENTRY_OVERHEAD);
 
+/** Per-variant texts with `text` as `variant`'s, the other variants' kept. */
+function withText(texts: readonly (Buffer | undefined)[], variant: VariantRuntime, text: Buffer) {
+  const copy = [...texts];
+  copy[variant.index] = text;
+  return copy;
+}
+
 /** The entry with `json` as its text in `variant`, the other variants' texts kept. */
 function withJson<Entry extends { readonly json: readonly (Buffer | undefined)[] }>(
   entry: Entry,
   variant: VariantRuntime,
   json: Buffer,
 ): Entry {
-  const texts = [...entry.json];
-  texts[variant.index] = json;
-  return { ...entry, json: texts };
+  return { ...entry, json: withText(entry.json, variant, json) };
 }
 
 /**
@@ -448,10 +453,10 @@ export class ResourceCache {
     const answer = variant.keptOkBody(ITEM_HEAD, json);
     // The answer ends with the item's JSON and the envelope's closing brace.
     const end = answer.length - 1;
-    const answers = [...entry.answer];
-    answers[variant.index] = answer;
-    const texts = [...entry.json];
-    texts[variant.index] = answer.subarray(end - Buffer.byteLength(json), end);
-    return { ...entry, answer: answers, json: texts };
+    return {
+      ...entry,
+      answer: withText(entry.answer, variant, answer),
+      json: withText(entry.json, variant, answer.subarray(end - Buffer.byteLength(json), end)),
+    };
   }
 }

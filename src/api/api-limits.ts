@@ -41,8 +41,9 @@ export class TooManyRequestsError extends ApiError {
  */
 export interface ApiLimits {
   /**
-   * The client's admission, before the body is read: names the client, puts its failure budget on the
-   * headers, and answers the seconds it must wait when that budget is spent (else 0).
+   * The client's admission, before the body is read: names the client and answers the seconds it
+   * must wait when its failure budget is spent (else 0). Only a refusal's headers are set here; an
+   * admitted request's are set once, with its answer (`answered`, `failed`).
    */
   admitClient(request: ApiRequest, reply: JsonReply): number;
   /**
@@ -51,7 +52,7 @@ export interface ApiLimits {
    * the key, is spent; else undefined.
    */
   admitAccount(request: ApiRequest, account: KeyClientMemo): TooManyRequestsError | undefined;
-  /** Before a 200: the headers. Never waits. */
+  /** Before a 200, or an answer that no budget counts (a body refused, a failure of the service's own): the headers. Never waits. */
   answered(request: ApiRequest, reply: JsonReply): void;
   /**
    * Before an error answer: counts the failure when its kind counts, then the headers. A promise
@@ -99,9 +100,11 @@ export function createApiLimits(limits: Limits, config: LimitsConfig): ApiLimits
       request.limitsClient = client;
       const state = clientFailures.state(client, request.at);
       request.limitsState = state;
+      // Admitted, the headers wait for the answer: by then a key's budget may be the one shown.
+      if (state?.remaining !== 0) return 0;
       setRateLimitHeaders(reply, state);
       // One reading of the clock for both: Retry-After then equals RateLimit-Reset.
-      return state?.remaining === 0 ? state.resetSeconds : 0;
+      return state.resetSeconds;
     },
     admitAccount(request, account) {
       const client = request.limitsClient;

@@ -7,6 +7,7 @@ import type { Limits } from '../limits/limits.js';
 import type { LimitsConfig } from '../limits/limits-config.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import { type Store, unavailableReason } from '../store/store.js';
+import type { ErrorKind } from '../variants/error-kinds.js';
 import type { VariantResolver, VariantRuntime } from '../variants/variant-runtime.js';
 import { type AnswerApiRequest, createApiAnswerer } from './api-answer.js';
 import { type ApiLimits, createApiLimits } from './api-limits.js';
@@ -42,6 +43,11 @@ export interface Api {
    */
   admitClient(request: ApiRequest, reply: JsonReply, variant: VariantRuntime): boolean;
   readonly answer: AnswerApiRequest;
+  /**
+   * An admitted request answered with an error that no budget counts, before or instead of its
+   * endpoint (a body that could not be read, a failure of the service's own), with its budgets' headers.
+   */
+  refuse(request: ApiRequest, reply: JsonReply, variant: VariantRuntime, kind: ErrorKind): void;
   /** Writes the keys' last use and the codes' activity gathered so far. */
   close(): Promise<void>;
 }
@@ -67,6 +73,10 @@ export function createApi({ config, store, keys, resolver, metrics, limits, warn
       return false;
     },
     answer: createApiAnswerer(context),
+    refuse(request, reply, variant, kind) {
+      apiLimits.answered(request, reply);
+      sendError(reply, variant, kind);
+    },
     close: async () => {
       await Promise.all([keyUsage.close(), activity.close()]);
     },

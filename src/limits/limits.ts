@@ -84,14 +84,20 @@ export function createLimits({ redisUrl, redisKeyPrefix = 'marketplace:', logger
     failureBudget(name, budget) {
       if (budget.max === 0) return { retryAfter: () => 0, recordFailure: () => undefined, state: () => undefined };
       const counter = counterFor(name, budget);
+      // Most ids have no failure at all: their state is the same object until the second changes.
+      let untouched: BudgetState = { limit: budget.max, remaining: budget.max, resetSeconds: 0 };
       return {
         retryAfter(id) {
-          return counter.count(id) >= budget.max ? seconds(counter.state(id).resetMs) : 0;
+          return counter.count(id) >= budget.max ? seconds(counter.resetMs()) : 0;
         },
         recordFailure: (id) => counter.addNow(id),
         state(id, at) {
-          const { count, resetMs } = counter.state(id, at);
-          return { limit: budget.max, remaining: Math.max(0, budget.max - count), resetSeconds: seconds(resetMs) };
+          const time = at ?? counter.now();
+          const count = counter.count(id, time);
+          const resetSeconds = seconds(counter.resetMs(time));
+          if (count > 0) return { limit: budget.max, remaining: Math.max(0, budget.max - count), resetSeconds };
+          if (untouched.resetSeconds !== resetSeconds) untouched = { ...untouched, resetSeconds };
+          return untouched;
         },
       };
     },
@@ -100,8 +106,9 @@ export function createLimits({ redisUrl, redisKeyPrefix = 'marketplace:', logger
       const counter = counterFor(name, budget);
       return {
         take(id, at) {
-          const { count, resetMs } = counter.take(id, budget.max, at);
-          const resetSeconds = seconds(resetMs);
+          const time = at ?? counter.now();
+          const count = counter.take(id, budget.max, time);
+          const resetSeconds = seconds(counter.resetMs(time));
           if (count >= budget.max) return { limit: budget.max, remaining: 0, resetSeconds, retryAfter: resetSeconds };
           return { limit: budget.max, remaining: budget.max - count - 1, resetSeconds, retryAfter: 0 };
         },

@@ -6,14 +6,6 @@ export const MAX_IDS_PER_COUNTER = 50_000;
 /** How often counts taken without waiting are sent to the shared store, in one batch. */
 export const FLUSH_INTERVAL_MS = 200;
 
-/** Where an id stands in the current window. */
-export interface WindowState {
-  /** Counted in this window, as far as this process knows (shared total plus what it has not sent yet). */
-  readonly count: number;
-  /** Milliseconds until the window ends and the count starts again from 0. */
-  readonly resetMs: number;
-}
-
 const countOf = (entry: Entry) => entry.known + entry.pending + entry.sending;
 
 interface Entry {
@@ -47,33 +39,27 @@ export class WindowCounter {
     this.#entries = new RecentIds<Entry>(maxIds);
   }
 
-  state(id: string, time: number = this.now()): WindowState {
-    const window = Math.floor(time / this.windowMs);
-    // Asked of every request a key makes, mostly of a counter that holds nobody.
-    const entry = this.#entries.size === 0 ? undefined : this.#entries.get(id);
-    const count = entry && entry.window === window ? countOf(entry) : 0;
-    return { count, resetMs: (window + 1) * this.windowMs - time };
-  }
-
-  /**
-   * The count alone, with nothing made: asked on every request, mostly of a counter that holds
-   * nobody (failures with a valid key are rare).
-   */
-  count(id: string): number {
+  /** The id's count in the window of `time`: asked of every request a key makes, mostly of a counter that holds nobody. */
+  count(id: string, time: number = this.now()): number {
     if (this.#entries.size === 0) return 0;
     const entry = this.#entries.get(id);
-    return entry && entry.window === Math.floor(this.now() / this.windowMs) ? countOf(entry) : 0;
+    return entry && entry.window === Math.floor(time / this.windowMs) ? countOf(entry) : 0;
+  }
+
+  /** Milliseconds from `time` until its window ends. */
+  resetMs(time: number = this.now()): number {
+    return (Math.floor(time / this.windowMs) + 1) * this.windowMs - time;
   }
 
   /**
-   * Counts one unless `max` are counted already: the count before, and the time left, read in one
-   * lookup (a request budget's take runs on every request a key makes).
+   * Counts one unless `max` are counted already, and answers the count before (a request budget's
+   * take runs on every request a key makes: one lookup, nothing made).
    */
-  take(id: string, max: number, time: number = this.now()): WindowState {
+  take(id: string, max: number, time: number = this.now()): number {
     const entry = this.#current(id, time);
     const count = countOf(entry);
     if (count < max) this.#countIn(id, entry);
-    return { count, resetMs: (entry.window + 1) * this.windowMs - time };
+    return count;
   }
 
   /** Counts one now, here; sent to the shared store with the next batch. */

@@ -212,7 +212,7 @@ export class ApiDoor {
     }
     if (Number(headers['content-length'] ?? 0) > BODY_LIMIT) {
       // Closed rather than drained: reading a declared gigabyte to keep the socket is the attack.
-      sendError(reply.header('connection', 'close'), variant, 'bodyTooLarge');
+      this.api.refuse(request, reply.header('connection', 'close'), variant, 'bodyTooLarge');
       return true;
     }
     readBody(req, BODY_LIMIT, (outcome: BodyOutcome) => {
@@ -223,7 +223,7 @@ export class ApiDoor {
         return;
       }
       if (outcome.error !== undefined) {
-        this.refuseBody(reply, variant, outcome.error);
+        this.refuseBody(request, reply, variant, outcome.error);
         return;
       }
       request.body = outcome.body;
@@ -237,8 +237,13 @@ export class ApiDoor {
    * all, and Node discards it. After a broken or oversized one the client may be sending anything
    * next, so nothing more is read on this connection (a request pipelined behind it included).
    */
-  private refuseBody(reply: DoorReply, variant: VariantRuntime, kind: ErrorKind): void {
-    sendError(kind === 'unsupportedContentType' ? reply : reply.header('connection', 'close'), variant, kind);
+  private refuseBody(request: DoorRequest, reply: DoorReply, variant: VariantRuntime, kind: ErrorKind): void {
+    this.api.refuse(
+      request,
+      kind === 'unsupportedContentType' ? reply : reply.header('connection', 'close'),
+      variant,
+      kind,
+    );
   }
 
   /** The endpoint's answer: sent at once when it is in memory, else once the store has answered. */
@@ -262,7 +267,7 @@ export class ApiDoor {
     }
     const failure = classifyError(error);
     reportFailure(failure, { surface: 'api', reqId: request.id, log: this.log, metrics: this.metrics });
-    sendError(reply, variant, failure.kind === 'serviceUnavailable' ? 'serviceUnavailable' : 'internal');
+    this.api.refuse(request, reply, variant, failure.kind === 'serviceUnavailable' ? 'serviceUnavailable' : 'internal');
   }
 
   /**

@@ -19,6 +19,7 @@ import { classifyError, reportFailure } from './error-classifier.js';
 import { readBody } from './request-body.js';
 import { requestIdOf } from './request-id.js';
 import { pathOf } from './url-path.js';
+import { WallClock } from './wall-clock.js';
 
 export interface ApiDoorOptions {
   readonly api: Api;
@@ -49,8 +50,18 @@ class DoorRequest implements ApiRequest {
   ) {}
 }
 
-/** Where an answer is counted: a route's recorders by variant, or the unrouted ones. */
+/** Where a route's answers are counted, by variant name. */
 type Recorders = (variant: string) => RouteMetrics;
+
+/** What the door keeps per route: its variant per Host, and its recorder per variant index, each found once. */
+interface RouteState {
+  readonly variants: Map<string, VariantRuntime | null>;
+  readonly recorders: Recorders;
+  readonly byVariant: (RouteMetrics | undefined)[];
+}
+
+/** The query of a target without one, shaped as a parsed one (no prototype): nothing reads a query to change it. */
+const NO_QUERY: unknown = Object.freeze(Object.create(null));
 
 /**
  * The answer's status and headers, written in one go when it is sent. Headers are kept as Node's
@@ -70,10 +81,10 @@ class DoorReply implements JsonReply {
     private readonly door: ApiDoor,
     private readonly requestId: string,
     private readonly method: string,
-    /** What the answer is counted and logged under (null: no route matched). */
+    /** What the answer is logged under (null: no route matched). */
     private readonly route: ApiRoute | null,
-    private readonly recorders: Recorders,
-    private readonly variant: VariantRuntime,
+    /** Where the answer is counted. */
+    private readonly recorder: RouteMetrics,
   ) {
     this.headers = ['x-request-id', requestId];
   }
@@ -126,7 +137,7 @@ class DoorReply implements JsonReply {
 
   /** Counts the answer under its route and variant, and writes the access line at debug level. */
   private record(status: number, ms: number): void {
-    this.recorders(this.variant.config.lang).observe(status, ms / 1000);
+    this.recorder.observe(status, ms / 1000);
     if (this.door.accessLog) {
       const route = this.route?.pattern ?? null;
       this.door.log.debug({ reqId: this.requestId, method: this.method, route, status, ms }, 'request');
@@ -150,9 +161,9 @@ export class ApiDoor {
   readonly accessLog: boolean;
   private readonly api: Api;
   private readonly resolver: VariantResolver;
-  private readonly recorders = new Map<ApiRoute, Recorders>();
+  private readonly routeStates = new Map<ApiRoute, RouteState>();
   private readonly unrouted: Recorders;
-  private readonly variants = new Map<ApiRoute, Map<string, VariantRuntime | null>>();
+  private readonly clock = new WallClock();
   private readonly trusted: ((address: string, hop: number) => boolean) | undefined;
 
   constructor({ api, resolver, trustProxy, metrics, log }: ApiDoorOptions) {
@@ -164,8 +175,11 @@ export class ApiDoor {
     this.trusted = trustProxy.length > 0 ? proxyAddr.compile([...trustProxy]) : undefined;
     // Labelled by the endpoint's path, whatever the variant's base: the variant is a label of its own.
     for (const route of api.routes.routes) {
-      this.recorders.set(route, metrics.routeRecorders(route.endpoint.path));
-      this.variants.set(route, new Map());
+      this.routeStates.set(route, {
+        variants: new Map(),
+        recorders: metrics.routeRecorders(route.endpoint.path),
+        byVariant: [],
+      });
     }
     this.unrouted = metrics.routeRecorders('unrouted');
   }
@@ -183,27 +197,29 @@ export class ApiDoor {
     const id = requestIdOf(req);
     const host = this.hostOf(req);
     const route = routes.find(path);
-    const variant = route === undefined ? undefined : this.variantFor(route, host);
+    const state = route === undefined ? undefined : (this.routeStates.get(route) as RouteState);
+    const variant = route === undefined ? undefined : this.variantFor(route, state as RouteState, host);
     // RFC 9112 3.2: an HTTP/1.1 request that names no host is a 400 (Node is told to let it in),
     // whatever its path or method.
     const hostless = headers.host === undefined && req.httpVersion === '1.1';
     if (hostless || route === undefined || variant === undefined) {
       const fallback = this.resolver.forPath(path, host).variant;
-      const reply = new DoorReply(started, res, this, id, method, null, this.unrouted, fallback);
+      const reply = new DoorReply(started, res, this, id, method, null, this.unrouted(fallback.config.lang));
       sendError(reply, fallback, hostless ? 'malformedRequest' : 'notFound');
       return true;
     }
     if (route.endpoint.method !== method && !(method === 'HEAD' && route.endpoint.method === 'GET')) {
-      const reply = new DoorReply(started, res, this, id, method, null, this.unrouted, variant);
+      const reply = new DoorReply(started, res, this, id, method, null, this.unrouted(variant.config.lang));
       sendError(reply.header('allow', route.allow), variant, 'methodNotAllowed');
       return true;
     }
 
-    const reply = new DoorReply(started, res, this, id, method, route, this.recorders.get(route) as Recorders, variant);
+    const reply = new DoorReply(started, res, this, id, method, route, this.recorderFor(state as RouteState, variant));
     // What follows the path and its `?`: the target is not scanned again.
     const queryText = url.length === path.length ? '' : url.slice(path.length + 1);
-    const query = queryText === '' ? {} : parseQuery(queryText);
-    const request = new DoorRequest(id, started, Date.now(), headers, query, this.clientAddress(req));
+    const query = queryText === '' ? NO_QUERY : parseQuery(queryText);
+    const at = this.clock.at(started);
+    const request = new DoorRequest(id, started, at, headers, query, this.clientAddress(req));
     if (!this.api.admitClient(request, reply, variant)) return true;
     if (route.endpoint.method === 'GET') {
       // A GET's body, if any, is not read (SPEC 2.1): Node discards it once the answer is sent.
@@ -274,13 +290,22 @@ export class ApiDoor {
    * The variant a route answers for this Host, remembered per route for the hosts seen first
    * (clients name a handful; a flood of made-up hosts is resolved each time, not remembered).
    */
-  private variantFor(route: ApiRoute, host: string): VariantRuntime | undefined {
-    const byHost = this.variants.get(route) as Map<string, VariantRuntime | null>;
+  private variantFor(route: ApiRoute, { variants: byHost }: RouteState, host: string): VariantRuntime | undefined {
     const known = byHost.get(host);
     if (known !== undefined) return known ?? undefined;
     const variant = this.resolver.forPrefix(route.prefix, host);
     if (byHost.size < REMEMBERED_HOSTS) byHost.set(host, variant ?? null);
     return variant;
+  }
+
+  /** Where the route's answers in this variant are counted. */
+  private recorderFor(state: RouteState, variant: VariantRuntime): RouteMetrics {
+    let recorder = state.byVariant[variant.index];
+    if (recorder === undefined) {
+      recorder = state.recorders(variant.config.lang);
+      state.byVariant[variant.index] = recorder;
+    }
+    return recorder;
   }
 
   /** The Host the client named, or with trustProxy and a trusted peer, the last X-Forwarded-Host. */

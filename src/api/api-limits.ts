@@ -1,6 +1,7 @@
 import { clientIdOf } from '../limits/client-id.js';
 import type { BudgetState, Limits } from '../limits/limits.js';
 import type { LimitsConfig } from '../limits/limits-config.js';
+import type { CounterSlot } from '../limits/window-counter.js';
 import type { ErrorKind } from '../variants/error-kinds.js';
 import { ApiError } from './api-error.js';
 import type { ApiRequest } from './api-request.js';
@@ -62,11 +63,12 @@ export interface ApiLimits {
 }
 
 /**
- * The account as the key's budgets see it: its username, and the last client and key-and-client id
- * counted for it. A seller's software calls from one client again and again, so the id is made once
- * and then found again (a string made per request was also hashed anew by every lookup).
+ * The account as the key's budgets see it: its username, the last client and key-and-client id
+ * counted for it, and that id's request counter. A seller's software calls from one client again
+ * and again, so the id is made once and then found again (a string made per request was also
+ * hashed anew by every lookup), and its requests are counted without a lookup (CounterSlot).
  */
-export interface KeyClientMemo {
+export interface KeyClientMemo extends CounterSlot {
   readonly username: string;
   limitsClient: string | undefined;
   limitsKeyClient: string | undefined;
@@ -118,7 +120,7 @@ export function createApiLimits(limits: Limits, config: LimitsConfig): ApiLimits
       request.limitsKeyClient = id;
       const failures = keyClientFailures.state(id, request.at);
       if (failures?.remaining === 0) return new TooManyRequestsError(failures.resetSeconds, failures);
-      const taken = keyRequests.take(id, request.at);
+      const taken = keyRequests.take(id, request.at, account);
       if (taken && taken.retryAfter > 0) return new TooManyRequestsError(taken.retryAfter, taken);
       request.limitsState = tighter(tighter(request.limitsState, failures), taken);
       return undefined;

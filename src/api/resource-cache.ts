@@ -421,6 +421,7 @@ export class ResourceCache {
       keyUseNoted: 0,
       limitsClient: undefined,
       limitsKeyClient: undefined,
+      counterSlot: undefined,
     };
     return variant
       ? withJson(entry, variant, variant.keptOkBody('"data":', serializeAccount(row, variant.config)))

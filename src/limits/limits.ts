@@ -1,5 +1,5 @@
 import { createSharedCounters, type LimitsLogger, type SharedCounters } from './shared-counters.js';
-import { WindowCounter } from './window-counter.js';
+import { type CounterSlot, WindowCounter } from './window-counter.js';
 
 /** A budget: at most `max` in each window of `windowSeconds`; `max` 0 turns it off. */
 export interface Budget {
@@ -37,8 +37,9 @@ export interface RequestBudget {
   /**
    * Takes one request from `id`'s budget: `retryAfter` 0 and the state after it when allowed;
    * when spent, nothing is taken and `retryAfter` says when to come back. Undefined when off.
+   * `holder` keeps the id's counter between takes (see WindowCounter.take).
    */
-  take(id: string, at?: number): (BudgetState & { readonly retryAfter: number }) | undefined;
+  take(id: string, at?: number, holder?: CounterSlot): (BudgetState & { readonly retryAfter: number }) | undefined;
 }
 
 /**
@@ -105,9 +106,9 @@ export function createLimits({ redisUrl, redisKeyPrefix = 'marketplace:', logger
       if (budget.max === 0) return { take: () => undefined };
       const counter = counterFor(name, budget);
       return {
-        take(id, at) {
+        take(id, at, holder) {
           const time = at ?? counter.now();
-          const count = counter.take(id, budget.max, time);
+          const count = counter.take(id, budget.max, time, holder);
           const resetSeconds = seconds(counter.resetMs(time));
           if (count >= budget.max) return { limit: budget.max, remaining: 0, resetSeconds, retryAfter: resetSeconds };
           return { limit: budget.max, remaining: budget.max - count - 1, resetSeconds, retryAfter: 0 };

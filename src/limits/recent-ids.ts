@@ -13,10 +13,19 @@
 export class RecentIds<V> {
   #current = new Map<string, V>();
   #older = new Map<string, V>();
-  readonly #generation: number;
+  readonly #generationSize: number;
+  #generation = 0;
 
   constructor(max: number) {
-    this.#generation = Math.max(1, Math.floor(max / 2));
+    this.#generationSize = Math.max(1, Math.floor(max / 2));
+  }
+
+  /**
+   * Counts the current generations: a value got or set while it was N is in the current
+   * generation, already as recent as a `get` would make it, for as long as it is still N.
+   */
+  get generation(): number {
+    return this.#generation;
   }
 
   get size(): number {
@@ -41,9 +50,10 @@ export class RecentIds<V> {
   }
 
   set(id: string, value: V): void {
-    if (!this.#current.has(id) && this.#current.size >= this.#generation) {
+    if (!this.#current.has(id) && this.#current.size >= this.#generationSize) {
       this.#older = this.#current;
       this.#current = new Map();
+      this.#generation++;
     }
     this.#current.set(id, value);
     // An id set anew in the current generation must not be found stale in the older one.

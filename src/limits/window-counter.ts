@@ -9,13 +9,24 @@ export const FLUSH_INTERVAL_MS = 200;
 const countOf = (entry: Entry) => entry.known + entry.pending + entry.sending;
 
 interface Entry {
+  readonly id: string;
   window: number;
+  /** The RecentIds generation it was last found or put in (see CounterSlot). */
+  generation: number;
   /** The last shared total seen, or this process's own count while Redis cannot be used. */
   known: number;
   /** Added here and not yet sent. */
   pending: number;
   /** Sent and not yet answered. */
   sending: number;
+}
+
+/**
+ * Where a caller that counts the same id again and again keeps that id's entry, to count on it
+ * without a lookup while it is still the id's entry in the current window and generation.
+ */
+export interface CounterSlot {
+  counterSlot: unknown;
 }
 
 /**
@@ -53,10 +64,24 @@ export class WindowCounter {
 
   /**
    * Counts one unless `max` are counted already, and answers the count before (a request budget's
-   * take runs on every request a key makes: one lookup, nothing made).
+   * take runs on every request a key makes: nothing made). With `holder`, the id's entry is kept
+   * there and counted on again without a lookup while it is the id's entry in the current window
+   * and the ids' current generation: a lookup would find that same entry and leave it where it is.
    */
-  take(id: string, max: number, time: number = this.now()): number {
-    const entry = this.#current(id, time);
+  take(id: string, max: number, time: number = this.now(), holder?: CounterSlot): number {
+    const held = holder?.counterSlot as Entry | undefined;
+    let entry: Entry;
+    if (
+      held !== undefined &&
+      held.id === id &&
+      held.generation === this.#entries.generation &&
+      held.window === Math.floor(time / this.windowMs)
+    ) {
+      entry = held;
+    } else {
+      entry = this.#current(id, time);
+      if (holder !== undefined) holder.counterSlot = entry;
+    }
     const count = countOf(entry);
     if (count < max) this.#countIn(id, entry);
     return count;
@@ -126,13 +151,15 @@ export class WindowCounter {
     this.#flushTimer = undefined;
   }
 
+  /** The id's entry in the window of `time`, made if need be; in the current generation of ids either way. */
   #current(id: string, time = this.now()): Entry {
     const window = Math.floor(time / this.windowMs);
     let entry = this.#entries.get(id);
     if (!entry || entry.window !== window) {
-      entry = { window, known: 0, pending: 0, sending: 0 };
+      entry = { id, window, generation: 0, known: 0, pending: 0, sending: 0 };
       this.#entries.set(id, entry);
     }
+    entry.generation = this.#entries.generation;
     return entry;
   }
 

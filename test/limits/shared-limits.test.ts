@@ -69,6 +69,21 @@ describe.runIf(TEST_REDIS_URL !== undefined)('limits shared through Redis', () =
     expect(onB.take('key')?.remaining).toBe(88);
   });
 
+  it('requests counted through a holder are sent in the batch like any other', async () => {
+    const prefix = randomRedisPrefix();
+    const a = await connected(TEST_REDIS_URL as string, prefix);
+    const b = await connected(TEST_REDIS_URL as string, prefix);
+    const onA = a.limits.requestBudget('calls', { max: 100, windowSeconds: 86_400 });
+    const onB = b.limits.requestBudget('calls', { max: 100, windowSeconds: 86_400 });
+    const holder = { counterSlot: undefined };
+    for (let n = 1; n <= 5; n += 1) expect(onA.take('key', undefined, holder)?.remaining).toBe(100 - n);
+    await a.limits.flush();
+    // B learns the shared total with its own batch's reply: A's five, and its own one.
+    expect(onB.take('key')?.remaining).toBe(99);
+    await b.limits.flush();
+    expect(onB.take('key')?.remaining).toBe(93);
+  });
+
   it('when Redis goes away, counts go on in the process (logged once); when it is back, they are shared again', async () => {
     const port = await freePort();
     own = await startOwnRedis(port);

@@ -99,6 +99,25 @@ describe('the activity tables on SQLite', () => {
     expect(NetworkSketch.parse(c4?.sketch as string).estimate()).toBe(2);
   });
 
+  it('let requests in while a long flush is written: the event loop gets turns before the flush ends, and every day is written', async () => {
+    const deltas = Array.from({ length: 3_000 }, (_, n) => activityDelta(day(`turn-${n}`, '2026-03-05', [n, n + 1])));
+    let turns = 0;
+    let flushing = true;
+    const turn = () => {
+      if (!flushing) return;
+      turns += 1;
+      setImmediate(turn);
+    };
+    setImmediate(turn);
+    const written = store.recordActivity(deltas);
+    await written;
+    flushing = false;
+    // One turn may come at the flush's first await (its transaction): more means rows were written between turns.
+    expect(turns).toBeGreaterThan(1);
+    const codes = deltas.map((delta) => delta.codeKey);
+    expect((await store.activityDays('ann', codes, '2026-03-05')).length).toBe(3_000);
+  });
+
   it('live in a file of their own beside the store’s (mode 0600), so writing them changes nothing other processes watch', async () => {
     const path = join(database.dir, 'marketplace.db');
     expect(activityPathOf(path)).toBe(join(database.dir, 'marketplace-activity.db'));

@@ -37,6 +37,41 @@ describe.each(TEST_STORES)('key usage (%s)', (kind) => {
     expect(await t.store.keyLastUsedAt('other')).toBeUndefined();
   });
 
+  it('writes many keys’ uses in several writes, letting requests in between, and loses none', async () => {
+    const sellers = Array.from({ length: 600 }, (_, n) => `seller-${n}`);
+    t = await createTestApp(kind, { lines: sellers.map((username) => accountLine(username, `${KEY}-${username}`)) });
+    const store = t.store;
+    const writes: number[] = [];
+    let turns = 0;
+    const usage = createKeyUsage(
+      {
+        recordKeyUses: async (uses) => {
+          writes.push(uses.length);
+          await store.recordKeyUses(uses);
+        },
+      },
+      (error) => {
+        throw error;
+      },
+    );
+    const at = Date.now();
+    for (const username of sellers) usage.used(username, at);
+    let flushing = true;
+    const turn = () => {
+      if (!flushing) return;
+      turns += 1;
+      setImmediate(turn);
+    };
+    setImmediate(turn);
+    await usage.close();
+    flushing = false;
+    expect(writes).toEqual([250, 250, 100]);
+    expect(turns).toBeGreaterThanOrEqual(2);
+    for (const username of [sellers[0], sellers[299], sellers[599]]) {
+      expect(await store.keyLastUsedAt(username as string)).toBe(at);
+    }
+  });
+
   it('keeps the latest time any process gave, and forgets it when the key is rotated', async () => {
     t = await createTestApp(kind, { lines: [accountLine('jdoe', KEY)] });
     const errors: unknown[] = [];

@@ -55,6 +55,7 @@ type Recorders = (variant: string) => RouteMetrics;
 
 /** What the door keeps per route: its variant per Host, and its recorder per variant index, each found once. */
 interface RouteState {
+  readonly route: ApiRoute;
   readonly variants: Map<string, VariantRuntime | null>;
   readonly recorders: Recorders;
   readonly byVariant: (RouteMetrics | undefined)[];
@@ -176,6 +177,7 @@ export class ApiDoor {
     // Labelled by the endpoint's path, whatever the variant's base: the variant is a label of its own.
     for (const route of api.routes.routes) {
       this.routeStates.set(route, {
+        route,
         variants: new Map(),
         recorders: metrics.routeRecorders(route.endpoint.path),
         byVariant: [],
@@ -196,25 +198,26 @@ export class ApiDoor {
     const method = req.method as string;
     const id = requestIdOf(req);
     const host = this.hostOf(req);
-    const route = routes.find(path);
-    const state = route === undefined ? undefined : (this.routeStates.get(route) as RouteState);
-    const variant = route === undefined ? undefined : this.variantFor(route, state as RouteState, host);
+    const found = routes.find(path);
+    const state = found === undefined ? undefined : this.routeStates.get(found);
+    const variant = state === undefined ? undefined : this.variantFor(state, host);
     // RFC 9112 3.2: an HTTP/1.1 request that names no host is a 400 (Node is told to let it in),
     // whatever its path or method.
     const hostless = headers.host === undefined && req.httpVersion === '1.1';
-    if (hostless || route === undefined || variant === undefined) {
+    if (hostless || state === undefined || variant === undefined) {
       const fallback = this.resolver.forPath(path, host).variant;
       const reply = new DoorReply(started, res, this, id, method, null, this.unrouted(fallback.config.lang));
       sendError(reply, fallback, hostless ? 'malformedRequest' : 'notFound');
       return true;
     }
+    const { route } = state;
     if (route.endpoint.method !== method && !(method === 'HEAD' && route.endpoint.method === 'GET')) {
       const reply = new DoorReply(started, res, this, id, method, null, this.unrouted(variant.config.lang));
       sendError(reply.header('allow', route.allow), variant, 'methodNotAllowed');
       return true;
     }
 
-    const reply = new DoorReply(started, res, this, id, method, route, this.recorderFor(state as RouteState, variant));
+    const reply = new DoorReply(started, res, this, id, method, route, this.recorderFor(state, variant));
     // What follows the path and its `?`: the target is not scanned again.
     const queryText = url.length === path.length ? '' : url.slice(path.length + 1);
     const query = queryText === '' ? NO_QUERY : parseQuery(queryText);
@@ -290,7 +293,7 @@ export class ApiDoor {
    * The variant a route answers for this Host, remembered per route for the hosts seen first
    * (clients name a handful; a flood of made-up hosts is resolved each time, not remembered).
    */
-  private variantFor(route: ApiRoute, { variants: byHost }: RouteState, host: string): VariantRuntime | undefined {
+  private variantFor({ route, variants: byHost }: RouteState, host: string): VariantRuntime | undefined {
     const known = byHost.get(host);
     if (known !== undefined) return known ?? undefined;
     const variant = this.resolver.forPrefix(route.prefix, host);

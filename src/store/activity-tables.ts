@@ -44,7 +44,7 @@ const BATCH = 250;
  * How long rows are written one by one (SQLite's activity file) before the event loop gets a turn:
  * a flush is one transaction, held while requests are answered between these. Timed, not counted:
  * a row whose sketch is read and merged costs about ten times one whose counts are added, and 500
- * of those held every request waiting for 9 ms (the bench's p99 was twice the contract floor's).
+ * of those held every request waiting for about 9 ms.
  */
 const TURN_MS = 2;
 

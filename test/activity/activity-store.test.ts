@@ -8,6 +8,7 @@ import { openStore } from '../../src/store/open-store.js';
 import { activityPathOf } from '../../src/store/sqlite.js';
 import type { ActivityDay, Store } from '../../src/store/store.js';
 import { activityDelta } from '../helpers/activity-delta.js';
+import { turnsDuring } from '../helpers/event-loop-turns.js';
 import { createTestDatabase, TEST_STORES, type TestDatabase } from '../helpers/test-database.js';
 
 const day = (codeKey: string, date: string, hashes: readonly number[], validations = hashes.length): ActivityDay => {
@@ -101,17 +102,7 @@ describe('the activity tables on SQLite', () => {
 
   it('let requests in while a long flush is written: the event loop gets turns before the flush ends, and every day is written', async () => {
     const deltas = Array.from({ length: 3_000 }, (_, n) => activityDelta(day(`turn-${n}`, '2026-03-05', [n, n + 1])));
-    let turns = 0;
-    let flushing = true;
-    const turn = () => {
-      if (!flushing) return;
-      turns += 1;
-      setImmediate(turn);
-    };
-    setImmediate(turn);
-    const written = store.recordActivity(deltas);
-    await written;
-    flushing = false;
+    const { turns } = await turnsDuring(() => store.recordActivity(deltas));
     // One turn may come at the flush's first await (its transaction): more means rows were written between turns.
     expect(turns).toBeGreaterThan(1);
     const codes = deltas.map((delta) => delta.codeKey);

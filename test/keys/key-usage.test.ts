@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createKeyUsage } from '../../src/keys/key-usage.js';
 import { rotateAccountKey } from '../../src/operations/account-keys.js';
 import { accountLine } from '../api/store-lines.js';
+import { turnsDuring } from '../helpers/event-loop-turns.js';
 import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
 
 const KEY = 'usage-key-0123456789abcdef';
@@ -42,7 +43,6 @@ describe.each(TEST_STORES)('key usage (%s)', (kind) => {
     t = await createTestApp(kind, { lines: sellers.map((username) => accountLine(username, `${KEY}-${username}`)) });
     const store = t.store;
     const writes: number[] = [];
-    let turns = 0;
     const usage = createKeyUsage(
       {
         recordKeyUses: async (uses) => {
@@ -56,15 +56,7 @@ describe.each(TEST_STORES)('key usage (%s)', (kind) => {
     );
     const at = Date.now();
     for (const username of sellers) usage.used(username, at);
-    let flushing = true;
-    const turn = () => {
-      if (!flushing) return;
-      turns += 1;
-      setImmediate(turn);
-    };
-    setImmediate(turn);
-    await usage.close();
-    flushing = false;
+    const { turns } = await turnsDuring(() => usage.close());
     expect(writes).toEqual([250, 250, 100]);
     expect(turns).toBeGreaterThanOrEqual(2);
     for (const username of [sellers[0], sellers[299], sellers[599]]) {

@@ -2,10 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
 import { collectAnswers } from './contract-floor-answers.js';
-import { readMultipartFields, textFields } from './contract-floor-body.js';
 import { type AnswerSlot, ContractFloorData } from './contract-floor-data.js';
+import { contractFloorHandler } from './contract-floor-handler.js';
 import { dataset } from './generate-data.js';
-import { bodyKindOf } from './request-lines.js';
 
 /**
  * The contract floor of `npm run bench`: a plain node:http server that does, for each bench case,
@@ -45,7 +44,6 @@ log(
   `${collected.answers} distinct answers of the real server collected for ${collected.requests} requests in ${seconds(started)} s`,
 );
 
-const VALIDATION = '/api/purchases/validation';
 // A request id as unique as the real server's UUID and about as long, without a random draw per request.
 const REQUEST_ID_PREFIX = `${randomUUID().slice(0, 24)}`;
 let requestCount = 0;
@@ -65,36 +63,7 @@ function answer(response: ServerResponse, slot: AnswerSlot | undefined) {
   response.end(answer.body);
 }
 
-const server = createServer((request, response) => {
-  const url = request.url ?? '/';
-  const at = url.indexOf('?');
-  const path = at < 0 ? url : url.slice(0, at);
-  const apiKey = request.headers['x-api-key'] as string | undefined;
-  if (request.method === 'GET') {
-    answer(response, data.get(path, at < 0 ? '' : url.slice(at + 1), apiKey, false));
-    return;
-  }
-  const contentType = request.headers['content-type'];
-  const kind = bodyKindOf(contentType);
-  if (request.method !== 'POST' || path !== VALIDATION || kind === undefined) {
-    answer(response, undefined);
-    return;
-  }
-  if (kind === 'multipart') {
-    readMultipartFields(contentType as string, request, (fields) =>
-      answer(response, data.validation(apiKey, kind, fields?.purchase_code, false)),
-    );
-    return;
-  }
-  let body = '';
-  request.setEncoding('utf8');
-  request.on('data', (chunk: string) => {
-    body += chunk;
-  });
-  request.on('end', () =>
-    answer(response, data.validation(apiKey, kind, textFields(kind, body)?.purchase_code, false)),
-  );
-});
+const server = createServer(contractFloorHandler(data, answer));
 server.listen(0, '127.0.0.1', () => {
   const address = server.address();
   process.stdout.write(`contract floor listening on ${typeof address === 'object' && address ? address.port : ''}\n`);

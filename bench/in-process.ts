@@ -4,10 +4,10 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { readMultipartFields, textFields } from './contract-floor-body.js';
 import { type AnswerSlot, ContractFloorData } from './contract-floor-data.js';
+import { contractFloorHandler } from './contract-floor-handler.js';
 import { dataset, FULL_DATASET } from './generate-data.js';
-import { type BenchRequest, bodyKindOf, parseRequestLine } from './request-lines.js';
+import { type BenchRequest, parseRequestLine } from './request-lines.js';
 import { ROOT } from './server-process.js';
 
 /**
@@ -16,7 +16,7 @@ import { ROOT } from './server-process.js';
  * app (its `dist/`, as `npm run build` makes it) is built over the bench store, and its server's
  * request handler is called with each of the bench's requests for the case (`npm run bench` writes
  * them, and the store, first) on a request that is a real stream and a reply that keeps nothing;
- * a handler doing only the contract floor's work (bench/contract-floor-server.ts) runs beside
+ * the contract floor's own handler (bench/contract-floor-handler.ts) runs beside
  * them. Passes over all the requests alternate between the handlers, so a slow moment of the
  * machine falls on all of them; each is reported as its median µs per request and its median
  * ratio to the first build's pass beside it.
@@ -119,7 +119,7 @@ async function buildContender(dir: string): Promise<Contender> {
   return { name: dir, handle, micros: [] };
 }
 
-/** The contract floor's work (bench/contract-floor-server.ts) over the same data, answering fixed bytes. */
+/** The contract floor's own handler (bench/contract-floor-handler.ts) over the same data, answering fixed bytes. */
 function floorContender(): Contender {
   const data = new ContractFloorData(dataset({ purchases: FULL_DATASET.purchases }));
   const body = Buffer.alloc(1_000, 0x20);
@@ -130,32 +130,7 @@ function floorContender(): Contender {
     response.writeHead(slot === undefined ? 500 : 200, headers);
     response.end(body);
   };
-  const handle: RequestListener = (request, response) => {
-    const url = request.url ?? '/';
-    const at = url.indexOf('?');
-    const path = at < 0 ? url : url.slice(0, at);
-    const apiKey = request.headers['x-api-key'] as string | undefined;
-    if (request.method === 'GET') {
-      answer(response, data.get(path, at < 0 ? '' : url.slice(at + 1), apiKey, true));
-      return;
-    }
-    const contentType = request.headers['content-type'] as string;
-    const kind = bodyKindOf(contentType);
-    if (kind === 'multipart') {
-      readMultipartFields(contentType, request, (fields) =>
-        answer(response, data.validation(apiKey, kind, fields?.purchase_code, true)),
-      );
-      return;
-    }
-    let text = '';
-    request.setEncoding('utf8');
-    request.on('data', (chunk: string) => {
-      text += chunk;
-    });
-    request.on('end', () =>
-      answer(response, data.validation(apiKey, kind ?? 'json', textFields(kind ?? 'json', text)?.purchase_code, true)),
-    );
-  };
+  const handle = contractFloorHandler(data, answer, true);
   return { name: 'contract floor', handle, micros: [] };
 }
 

@@ -15,6 +15,7 @@ import { aggregateWorkerMetrics, shareWorkerMetrics, startMetricsServer } from '
 import { createServiceMetrics } from './metrics/service-metrics.js';
 import { registerSourceMetrics } from './metrics/source-metrics.js';
 import { checkSecretOpensStore } from './operations/account-keys.js';
+import { holdTickObject } from './server/tick-objects.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
 import { packageVersion } from './version.js';
@@ -193,6 +194,8 @@ function exitAfterLogs(logger: Logger, code: number): void {
 }
 
 async function main(): Promise<void> {
+  // Before anything fills the heap: see holdTickObject.
+  holdTickObject();
   // `--version` (also `npm start -- --version`): says what is installed, and starts nothing.
   if (process.argv.slice(2).includes('--version')) {
     process.stdout.write(`${packageVersion()}\n`);

@@ -1,6 +1,6 @@
 /**
  * Run by test/server/tick-objects.test.ts in a process of its own, under `--expose-gc
- * --allow-natives-syntax`: with `hold`, holds a tick object first (src/server/tick-objects.ts); then
+ * --allow-natives-syntax --no-concurrent-recompilation`: with `hold`, holds a tick object first (src/server/tick-objects.ts); then
  * makes tick objects, runs full collections while none is alive, makes more, and prints V8's own
  * view of `process.nextTick` (its feedback slots among it) on standard output.
  */

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT, TSX_LOADER } from '../helpers/processes.js';
 
-const ROOT = join(import.meta.dirname, '../..');
 const scratch = mkdtempSync(join(tmpdir(), 'tick-objects-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -16,6 +16,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
  */
 async function literalFeedback(hold: boolean): Promise<string[]> {
   const output = join(scratch, `feedback-${hold ? 'held' : 'not-held'}.txt`);
+  const fd = openSync(output, 'w');
   const child = spawn(
     process.execPath,
     [
@@ -24,12 +25,14 @@ async function literalFeedback(hold: boolean): Promise<string[]> {
       // A compilation in flight holds the maps it read until it ends: none then, for a verdict that is always the same.
       '--no-concurrent-recompilation',
       '--import',
-      'tsx',
+      TSX_LOADER,
       join(ROOT, 'test/helpers/tick-feedback.ts'),
       ...(hold ? ['hold'] : []),
     ],
-    { cwd: ROOT, stdio: ['ignore', openSync(output, 'w'), 'inherit'] },
+    { cwd: ROOT, stdio: ['ignore', fd, 'inherit'] },
   );
+  // The child has its own copy of the descriptor.
+  closeSync(fd);
   const code = await new Promise((resolve) => child.once('close', resolve));
   expect(code).toBe(0);
   return [...readFileSync(output, 'utf8').matchAll(/slot #\d+ DefineKeyedOwnPropertyInLiteral (\w+)/g)].map(

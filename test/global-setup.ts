@@ -4,11 +4,12 @@ import pg from 'pg';
 import { withDefaultUser } from '../src/store/postgres.js';
 
 /**
- * Runs once before the suite: says whether the PostgreSQL variants run, and makes sure the
- * server TEST_POSTGRES_URL names answers, so that a wrong URL fails once, loudly, rather than in
- * every suite.
+ * Runs once before the suite: builds dist/, says whether the PostgreSQL variants run, and makes
+ * sure the server TEST_POSTGRES_URL names answers, so that a wrong URL fails once, loudly, rather
+ * than in every suite.
  */
 export async function setup(): Promise<void> {
+  buildOnce();
   ensureChromium();
   if (!process.env.TEST_REDIS_URL?.trim()) console.log('Redis tests skipped: TEST_REDIS_URL is not set');
   if (!process.env.TEST_MARIADB_URL?.trim())
@@ -33,6 +34,16 @@ export async function setup(): Promise<void> {
   } finally {
     await client.end().catch(() => {});
   }
+}
+
+/**
+ * The suites that run `npm start`, `dist/src/main.js` or the CLI run the build made here from
+ * these sources. Once, before any suite: a suite that rebuilt dist/ for itself rewrote it while
+ * another ran from it, which then read a module half-written ("does not provide an export").
+ */
+function buildOnce(): void {
+  const root = new URL('..', import.meta.url);
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
 }
 
 /** Where the browser tests find Chromium: Debian's package. */

@@ -1,10 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { NetworkSketch } from '../../src/activity/network-sketch.js';
 import { loadConfig } from '../../src/config.js';
 import { importNdjson } from '../../src/importer/import-ndjson.js';
@@ -24,14 +22,9 @@ import { createTestDatabase, TEST_STORES, type TestDatabase } from '../helpers/t
  * here (flushSeconds 300), so what the store holds afterwards came from the shutdown.
  */
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CODE = 'ALICE-REG-0001';
 const started: Running[] = [];
 const databases: TestDatabase[] = [];
-
-beforeAll(() => {
-  execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
-});
 
 afterAll(async () => {
   for (const server of started) server.child.kill('SIGKILL');

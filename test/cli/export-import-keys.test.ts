@@ -1,4 +1,4 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,8 +26,7 @@ describe('export and import of keys through the CLI', () => {
   const cli = (args: readonly string[], store = 'store.db') => runCli(args, { cwd: dir, env: envFor(store) });
 
   beforeAll(async () => {
-    // `npm run cli` runs dist/: built from these sources first, so the test never runs a stale build.
-    execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
+    // `npm run cli` runs dist/: test/global-setup.ts built it from these sources, so the test never runs a stale build.
     // Inside the project (test-output/ is ignored by git), so that npm finds its package.json from here.
     mkdirSync(join(ROOT, 'test-output'), { recursive: true });
     dir = mkdtempSync(join(ROOT, 'test-output', 'export-import-'));

@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cleanEnv } from '../helpers/processes.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -12,12 +12,8 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
  * `npm start` itself (the build `npm install` made), stopped the way a process manager stops it:
  * SIGTERM to the npm process. The server must receive it, shut down cleanly, and not be left behind.
  */
+// `npm start` runs dist/: test/global-setup.ts built it from these sources, so the test never runs a stale build.
 describe('npm start', () => {
-  // `npm start` runs dist/: built from these sources first, so the test never runs a stale build.
-  beforeAll(() => {
-    execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
-  });
-
   it('passes SIGTERM on to the server, which stops cleanly', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'marketplace-npm-start-'));
     const npm = spawn('npm', ['start', '--silent'], {

@@ -1,10 +1,10 @@
-import { execFile, execFileSync, spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { cleanEnv, type Running, runCli, startNode } from '../helpers/processes.js';
 
 const run = promisify(execFile);
@@ -138,12 +138,8 @@ describe('every start', () => {
   });
 });
 
+// `node dist/src/main.js` and `npm start` run the build: test/global-setup.ts made it from these sources.
 describe('--version', () => {
-  beforeAll(() => {
-    // `node dist/src/main.js` and `npm start` run the build: made from these sources first.
-    execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
-  });
-
   it('prints the version and exits 0: the server (sources, build, npm start) and the CLI', async () => {
     const env = cleanEnv({ MARKETPLACE_CONFIG: join(cwd, 'missing.json') });
     // The version starts nothing and reads no configuration (this one would fail to load).

@@ -73,28 +73,30 @@ function parseJson(text: string): BodyOutcome {
   }
 }
 
-/** The whole body as UTF-8 text, decoded once at the end; past `limit` bytes, a 413 without reading on. */
+/**
+ * The whole body as UTF-8 text, decoded once at the end; past `limit` bytes, a 413 without reading
+ * on. Two listeners, no more: each costs its share of a request. No `error` listener: Node emits a
+ * request's error only to listeners, and a client gone mid-body leaves nobody to answer (its
+ * socket is closed already), so nothing is answered and the closure is let go.
+ */
 function readText(req: IncomingMessage, limit: number, done: (text: string | BodyOutcome) => void): void {
-  const chunks: Buffer[] = [];
+  let first: Buffer | undefined;
+  let chunks: Buffer[] | undefined;
   let received = 0;
-  let settled = false;
-  const settle = (outcome: string | BodyOutcome) => {
-    if (settled) return;
-    settled = true;
-    req.off('data', onData);
-    done(outcome);
-  };
-  const onData = (chunk: Buffer) => {
+  req.on('data', (chunk: Buffer) => {
+    if (received > limit) return;
     received += chunk.length;
-    if (received > limit) settle({ error: 'bodyTooLarge' });
-    else chunks.push(chunk);
-  };
-  req.on('data', onData);
-  req.on('end', () =>
-    settle(
-      chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks, received).toString('utf8'),
-    ),
-  );
-  // A client gone mid-body leaves nobody to answer.
-  req.on('error', () => settle({ aborted: true }));
+    if (received > limit) {
+      // Nothing more is kept: the door answers 413 and closes the connection.
+      first = undefined;
+      chunks = undefined;
+      done({ error: 'bodyTooLarge' });
+    } else if (first === undefined) first = chunk;
+    else (chunks ??= [first]).push(chunk);
+  });
+  req.on('end', () => {
+    if (received > limit) return;
+    if (chunks !== undefined) done(Buffer.concat(chunks, received).toString('utf8'));
+    else done(first === undefined ? '' : first.toString('utf8'));
+  });
 }

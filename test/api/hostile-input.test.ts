@@ -1,4 +1,4 @@
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import fc from 'fast-check';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -601,6 +601,31 @@ describe.each(TEST_STORES)('%s store', (kind) => {
         }),
         { numRuns: Math.ceil(numRuns / 10) },
       );
+    });
+
+    it('a client that resets its connection mid-body: nothing answered, and the next client is served', async () => {
+      const text = JSON.stringify({ api_key: KEYS.alice, purchase_code: realCodes[0] });
+      for (const [type, body] of [
+        ['application/json', text],
+        ['application/x-www-form-urlencoded', `api_key=${KEYS.alice}&purchase_code=${realCodes[0]}`],
+      ] as const) {
+        const head = `POST /api/purchases/validation HTTP/1.1\r\nHost: localhost\r\nContent-Type: ${type}\r\nContent-Length: ${Buffer.byteLength(body) + 100}\r\n\r\n`;
+        const received = await new Promise<string>((resolve) => {
+          const socket = connect({ port, host: '127.0.0.1' });
+          let answer = '';
+          socket.on('data', (chunk: Buffer) => {
+            answer += chunk.toString('latin1');
+          });
+          socket.on('error', () => undefined);
+          socket.on('close', () => resolve(answer));
+          // Half the body, then a reset: the server holds the request and some of its body, and has
+          // nobody left to answer. Node emits the request's error to no one (the door listens for none).
+          socket.write(head + body.slice(0, body.length >> 1), () => setImmediate(() => socket.resetAndDestroy()));
+        });
+        expect(received, type).toBe('');
+        const [answer] = await exchange([VALIDATION_HEAD(Buffer.byteLength(text)), text], `after a reset (${type})`);
+        expect(answer?.status, type).toBe(200);
+      }
     });
 
     it('an HTTP/1.1 request without Host: 400 in the envelope (Node alone would send an empty 400)', async () => {

@@ -2,7 +2,7 @@ import type { VariantRuntime } from '../variants/variant-runtime.js';
 import { ApiError, type OrRefusal } from './api-error.js';
 import type { ApiRequest } from './api-request.js';
 import type { EndpointContext } from './endpoint.js';
-import { after, type MaybePromise } from './maybe-async.js';
+import type { MaybePromise } from './maybe-async.js';
 import type { CachedAccount } from './resource-cache.js';
 
 /**
@@ -20,7 +20,11 @@ export function authenticate(
   apiKey: string,
   variant?: VariantRuntime,
 ): MaybePromise<OrRefusal<CachedAccount>> {
-  return after(context.cache.account(apiKey, variant), (account) => admit(request, context, account));
+  const account = context.cache.account(apiKey, variant);
+  // Not `after`: no closure is made for the account that is nearly always here already.
+  return account instanceof Promise
+    ? account.then((found) => admit(request, context, found))
+    : admit(request, context, account);
 }
 
 /** How stale the key's last use given to KeyUsage may be (it is written once a minute). */

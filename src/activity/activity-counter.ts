@@ -78,6 +78,8 @@ interface Gathered {
   fresh: boolean;
   /** Whether this process wrote the day: its sketch then is in the stored one, as it was. */
   stored: boolean;
+  /** Where the store said it keeps the day (see ActivityDelta.storedRow). */
+  storedRow: number | undefined;
   /** Whether it waits for the next flush. */
   queued: boolean;
 }
@@ -98,6 +100,10 @@ function deltaOf(entry: Gathered, validations: number, networksStored: boolean):
     firstSeen: entry.firstSeen,
     lastSeen: entry.lastSeen,
     networksStored,
+    storedRow: entry.storedRow,
+    rowStored(row) {
+      entry.storedRow = row;
+    },
     sketchWith(stored) {
       if (stored === undefined) return { sketch: entry.sketch.serialize(), networks: entry.sketch.estimate() };
       const sketch = readSketch(stored);
@@ -153,6 +159,7 @@ export function createActivityCounter(
         lastAddress: undefined,
         fresh: false,
         stored: false,
+        storedRow: undefined,
         queued: false,
       };
       map.set(key, entry);

@@ -33,9 +33,14 @@ export type ActivityTransaction = <T>(work: (db: Kysely<ActivityDatabase>) => Pr
  */
 export interface ActivityRowAccess {
   find(account: string, codeKey: string, day: string): PurchaseActivityRow | undefined;
-  put(row: PurchaseActivityRow): void;
-  /** Adds the delta's counts to its stored day, its sketch untouched; false when that day is not stored. */
-  addCounts(delta: ActivityDelta): boolean;
+  /** Writes the day (inserted, or replacing the stored one); where it is kept. */
+  put(row: PurchaseActivityRow): number;
+  /**
+   * Adds the delta's counts to its stored day, its sketch untouched: at the delta's stored row
+   * when that row still holds its day, else found by key. Where the day is kept, or undefined
+   * when it is not stored.
+   */
+  addCounts(delta: ActivityDelta): number | undefined;
 }
 
 /** Rows per statement: 8 values each, well under SQLite's and PostgreSQL's limits on parameters. */
@@ -100,8 +105,10 @@ export class ActivityTables {
             turnStarted = performance.now();
           }
           const delta = deltas[at] as ActivityDelta;
-          if (delta.networksStored && rows.addCounts(delta)) continue;
-          rows.put(withDelta(rows.find(delta.account, delta.codeKey, delta.day), delta));
+          let row = delta.networksStored ? rows.addCounts(delta) : undefined;
+          row ??= rows.put(withDelta(rows.find(delta.account, delta.codeKey, delta.day), delta));
+          // Told even when unchanged: the delta is this flush's, its entry the counter's.
+          delta.rowStored?.(row);
         }
       });
       return;

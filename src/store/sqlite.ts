@@ -204,25 +204,36 @@ async function openSqliteActivity(path: string): Promise<SqliteActivity> {
   const find = sqlite.prepare<[string, string, string], PurchaseActivityRow>(
     'SELECT * FROM purchase_activity WHERE account = ? AND code_key = ? AND day = ?',
   );
-  const put = sqlite.prepare<[PurchaseActivityRow]>(
+  const put = sqlite.prepare<[PurchaseActivityRow], { rowid: number }>(
     'INSERT INTO purchase_activity (account, code_key, day, validations, networks, first_seen, last_seen, sketch) ' +
       'VALUES (@account, @code_key, @day, @validations, @networks, @first_seen, @last_seen, @sketch) ' +
       'ON CONFLICT (account, code_key, day) DO UPDATE SET validations = excluded.validations, ' +
       'networks = excluded.networks, first_seen = excluded.first_seen, last_seen = excluded.last_seen, ' +
-      'sketch = excluded.sketch',
+      'sketch = excluded.sketch RETURNING rowid',
   );
-  const addCounts = sqlite.prepare<[number, number, number, string, string, string]>(
-    'UPDATE purchase_activity SET validations = validations + ?, first_seen = min(first_seen, ?), ' +
-      'last_seen = max(last_seen, ?) WHERE account = ? AND code_key = ? AND day = ?',
+  const COUNTS =
+    'UPDATE purchase_activity SET validations = validations + ?, first_seen = min(first_seen, ?), last_seen = max(last_seen, ?)';
+  // By the row the day was written to (one search of the table by an integer): a third less time
+  // a flush than by key (the primary key's index, then the table). The key is checked all the
+  // same: a row id may change (VACUUM) or come back for another day once its own is dropped.
+  const addCountsAt = sqlite.prepare<[number, number, number, number, string, string, string]>(
+    `${COUNTS} WHERE rowid = ? AND account = ? AND code_key = ? AND day = ?`,
+  );
+  const addCounts = sqlite.prepare<[number, number, number, string, string, string], { rowid: number }>(
+    `${COUNTS} WHERE account = ? AND code_key = ? AND day = ? RETURNING rowid`,
   );
   const rows: ActivityRowAccess = {
     find: (account, codeKey, day) => find.get(account, codeKey, day),
-    put: (row) => {
-      put.run(row);
+    put: (row) => (put.get(row) as { rowid: number }).rowid,
+    addCounts: ({ storedRow, validations, firstSeen, lastSeen, account, codeKey, day }) => {
+      if (
+        storedRow !== undefined &&
+        addCountsAt.run(validations, firstSeen, lastSeen, storedRow, account, codeKey, day).changes > 0
+      ) {
+        return storedRow;
+      }
+      return addCounts.get(validations, firstSeen, lastSeen, account, codeKey, day)?.rowid;
     },
-    addCounts: (delta) =>
-      addCounts.run(delta.validations, delta.firstSeen, delta.lastSeen, delta.account, delta.codeKey, delta.day)
-        .changes > 0,
   };
   const tables = new ActivityTables(
     db,

@@ -130,6 +130,14 @@ export interface ActivityDelta extends Omit<ActivityDay, 'sketch' | 'networks'> 
   readonly networksStored: boolean;
   /** The day's sketch with the delta's networks added to `stored` (the stored day's, or none), and its estimate. */
   sketchWith(stored: string | undefined): { readonly sketch: string; readonly networks: number };
+  /**
+   * Where the store said it keeps the day, when it said so after an earlier write (SQLite: the
+   * row's id): a hint that spares the next write its search by key. A stale one is harmless: the
+   * store checks the row's key and searches by key when it does not match.
+   */
+  readonly storedRow?: number | undefined;
+  /** Told by the store where it keeps the day once written, when the store has such a thing. */
+  rowStored?(row: number): void;
 }
 
 /** One code's stored days within a window, summed (see `Store.activitySummaries`). */

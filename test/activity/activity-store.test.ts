@@ -100,6 +100,39 @@ describe('the activity tables on SQLite', () => {
     expect(NetworkSketch.parse(c4?.sketch as string).estimate()).toBe(2);
   });
 
+  it('add the counts of a stored day at the row the store named, and by key when that row holds another day', async () => {
+    const told = new Map<string, number[]>();
+    const deltaOf = (codeKey: string, validations: number, networksStored: boolean, storedRow?: number) => ({
+      ...activityDelta(day(codeKey, '2026-03-06', [1], validations), networksStored),
+      storedRow,
+      rowStored: (row: number) => told.set(codeKey, [...(told.get(codeKey) ?? []), row]),
+    });
+    await store.recordActivity([deltaOf('c6', 1, false), deltaOf('c7', 1, false)]);
+    const file = new BetterSqlite3(activityPathOf(join(database.dir, 'marketplace.db')), { readonly: true });
+    try {
+      const rowOf = (codeKey: string) =>
+        file.prepare('SELECT rowid FROM purchase_activity WHERE code_key = ?').pluck().get(codeKey) as number;
+      const [c6, c7] = [rowOf('c6'), rowOf('c7')];
+      expect(told).toEqual(
+        new Map([
+          ['c6', [c6]],
+          ['c7', [c7]],
+        ]),
+      );
+      // Named at its own row, then at c7's: c6 is counted both times, c7 never.
+      await store.recordActivity([deltaOf('c6', 2, true, c6)]);
+      await store.recordActivity([deltaOf('c6', 4, true, c7)]);
+      expect(told.get('c6')).toEqual([c6, c6, c6]);
+      const counts = await store.activityDays('ann', ['c6', 'c7'], '2026-03-06');
+      expect(counts.map((d) => [d.codeKey, d.validations])).toEqual([
+        ['c6', 7],
+        ['c7', 1],
+      ]);
+    } finally {
+      file.close();
+    }
+  });
+
   it('let requests in while a long flush is written: the event loop gets turns before the flush ends, and every day is written', async () => {
     const deltas = Array.from({ length: 3_000 }, (_, n) => activityDelta(day(`turn-${n}`, '2026-03-05', [n, n + 1])));
     const { turns } = await turnsDuring(() => store.recordActivity(deltas));

@@ -191,14 +191,15 @@ export class ApiDoor {
     const url = req.url as string;
     const path = pathOf(url);
     const { routes } = this.api;
-    if (!routes.isApiPath(path)) return false;
+    // A route's path is under `/api` by its making: only a path that is none is asked whether it is the API's.
+    const found = routes.find(path);
+    if (found === undefined && !routes.isApiPath(path)) return false;
 
     const started = performance.now();
     const { headers } = req;
     const method = req.method as string;
     const id = requestIdOf(req);
     const host = this.hostOf(req);
-    const found = routes.find(path);
     const state = found === undefined ? undefined : this.routeStates.get(found);
     const variant = state === undefined ? undefined : this.variantFor(state, host);
     // RFC 9112 3.2: an HTTP/1.1 request that names no host is a 400 (Node is told to let it in),

@@ -91,8 +91,12 @@ function readText(req: IncomingMessage, limit: number, done: (text: string | Bod
       first = undefined;
       chunks = undefined;
       done({ error: 'bodyTooLarge' });
-    } else if (first === undefined) first = chunk;
-    else (chunks ??= [first]).push(chunk);
+    } else if (first === undefined) {
+      first = chunk;
+    } else {
+      if (chunks === undefined) chunks = [first];
+      chunks.push(chunk);
+    }
   });
   req.on('end', () => {
     if (received > limit) return;

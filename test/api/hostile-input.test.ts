@@ -566,8 +566,8 @@ describe.each(TEST_STORES)('%s store', (kind) => {
       return result.answers;
     }
 
-    const VALIDATION_HEAD = (length: number | string, extra = '') =>
-      `POST /api/purchases/validation HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n${extra}Content-Length: ${length}\r\n\r\n`;
+    const VALIDATION_HEAD = (length: number | string, extra = '', type = 'application/json') =>
+      `POST /api/purchases/validation HTTP/1.1\r\nHost: localhost\r\nContent-Type: ${type}\r\n${extra}Content-Length: ${length}\r\n\r\n`;
 
     it('a Content-Length shorter than the body: the body is cut there, the rest read as the next request', async () => {
       await fc.assert(
@@ -609,7 +609,7 @@ describe.each(TEST_STORES)('%s store', (kind) => {
         ['application/json', text],
         ['application/x-www-form-urlencoded', `api_key=${KEYS.alice}&purchase_code=${realCodes[0]}`],
       ] as const) {
-        const head = `POST /api/purchases/validation HTTP/1.1\r\nHost: localhost\r\nContent-Type: ${type}\r\nContent-Length: ${Buffer.byteLength(body) + 100}\r\n\r\n`;
+        const head = VALIDATION_HEAD(Buffer.byteLength(body) + 100, '', type);
         const received = await new Promise<string>((resolve) => {
           const socket = connect({ port, host: '127.0.0.1' });
           let answer = '';

@@ -302,6 +302,7 @@ function buildVariants(file: ConfigFile, storeCurrency: string, problems: string
         prefix: base.prefix,
         currency: variant.currency,
         rate,
+        shape: variant.shape ?? 'contract',
       });
     }
   });

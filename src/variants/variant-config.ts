@@ -14,6 +14,11 @@ export const VariantSchema = Type.Object(
     rate: Type.Optional(
       Type.String({ pattern: '^\\d+(\\.\\d+)?$', description: 'Variant units per store unit, such as "5.25"' }),
     ),
+    shape: Type.Optional(
+      Type.Union([Type.Literal('contract'), Type.Literal('marketbob')], {
+        description: "The answers' shape: the published contract (default), or MarketBob's own API",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -32,4 +37,8 @@ export interface VariantConfig {
   readonly prefix: string;
   readonly currency: string;
   readonly rate: Rate;
+  /** Whose answers the variant gives: the published contract's, or MarketBob's own API's. */
+  readonly shape: VariantShape;
 }
+
+export type VariantShape = 'contract' | 'marketbob';

@@ -57,10 +57,11 @@ export function keyOrderProblems(value: unknown, schema: TSchema, path = ''): st
   return problems;
 }
 
-/** An object schema whose properties hold all of the value's keys and its required ones. */
+/** An object schema whose properties hold all of the value's keys and its required ones, or a record. */
 function fitsKeys(value: object, schema: TSchema): boolean {
   const properties = schema.properties as Record<string, unknown> | undefined;
-  if (!properties) return false;
+  // A record (MarketBob's shape has some) takes any keys, in any order.
+  if (!properties) return schema.type === 'object' && schema.patternProperties !== undefined;
   const required = (schema.required as string[] | undefined) ?? [];
   return Object.keys(value).every((key) => key in properties) && required.every((key) => key in value);
 }

@@ -14,6 +14,8 @@ export interface DocsLanguage {
   readonly pageTitle: string;
   /** The document's `info.description`. */
   readonly infoDescription: (facts: InfoFacts) => string;
+  /** The `info.description` of a variant in MarketBob's shape. */
+  readonly marketbobInfoDescription: (facts: MarketbobInfoFacts) => string;
   /** English text of the document -> this language; absent for English itself. */
   readonly translations?: Readonly<Record<string, string>>;
   /** Swagger UI's own English labels -> this language (Swagger UI has no translations of its own). */
@@ -29,6 +31,16 @@ export interface InfoFacts {
   readonly notFound: string;
 }
 
+/** What the introduction of a variant in MarketBob's shape states about it. */
+export interface MarketbobInfoFacts {
+  readonly lang: string;
+  readonly statusOk: string;
+  readonly statusError: string;
+  readonly currency: string;
+  /** The message of a missing key. */
+  readonly missingKey: string;
+}
+
 const en: DocsLanguage = {
   htmlLang: 'en',
   pageTitle: 'marketplace-api: API reference',
@@ -40,6 +52,13 @@ const en: DocsLanguage = {
     'Every GET endpoint also answers HEAD, with the same status and headers and no body. ' +
     `A path no endpoint serves answers 404 ${JSON.stringify(facts.notFound)}.\n\n` +
     'To try an endpoint here: **Authorize** with your API key (X-Api-Key), then **Try it out** and **Execute**.',
+  marketbobInfoDescription: (facts) =>
+    `The seller API of the marketplace, variant \`${facts.lang}\`, answering as MarketBob's own API does: ` +
+    `success answers carry \`"status": "${facts.statusOk}"\`, errors \`{"status": "${facts.statusError}", "msg": ...}\`; ` +
+    `money in ${facts.currency} as unrounded numbers; dates in UTC with six decimals; a field that is not set is null. ` +
+    'Every parameter, the key (api_key) among them, comes in the query string or in the body (JSON or a form); ' +
+    `each is trimmed, and a blank one counts as missing: without a key, 400 ${JSON.stringify(facts.missingKey)}.\n\n` +
+    'To try an endpoint here: **Authorize** with your API key (api_key), then **Try it out** and **Execute**.',
   uiLabels: {},
 };
 
@@ -54,6 +73,14 @@ const pt: DocsLanguage = {
     'Todo endpoint GET também responde a HEAD, com o mesmo status e os mesmos cabeçalhos, sem corpo. ' +
     `Um caminho que nenhum endpoint atende responde 404 ${JSON.stringify(facts.notFound)}.\n\n` +
     'Para experimentar um endpoint aqui: **Autorizar** com a sua chave de API (X-Api-Key), ' +
+    'depois **Experimentar** e **Executar**.',
+  marketbobInfoDescription: (facts) =>
+    `A API dos vendedores do marketplace, variante \`${facts.lang}\`, que responde como a própria API do MarketBob: ` +
+    `respostas de sucesso trazem \`"status": "${facts.statusOk}"\`, erros \`{"status": "${facts.statusError}", "msg": ...}\`; ` +
+    `valores em ${facts.currency} como números sem arredondamento; datas em UTC com seis casas decimais; um campo sem valor é null. ` +
+    'Todo parâmetro, inclusive a chave (api_key), vem na query string ou no corpo (JSON ou formulário); ' +
+    `cada um perde os espaços nas pontas, e um vazio conta como ausente: sem chave, 400 ${JSON.stringify(facts.missingKey)}.\n\n` +
+    'Para experimentar um endpoint aqui: **Autorizar** com a sua chave de API (api_key), ' +
     'depois **Experimentar** e **Executar**.',
   translations: {
     // Endpoints (src/schemas/route-contracts.ts)
@@ -194,12 +221,68 @@ const pt: DocsLanguage = {
     "The purchase's status after the change": 'A situação da compra depois da mudança',
     'Until when the replaced key keeps working; null when it stopped at once. The key itself is never sent':
       'Até quando a chave substituída continua funcionando; null quando parou na hora. A chave nunca é enviada',
+    // MarketBob's shape (src/schemas/marketbob-schemas.ts, marketbob-document.ts)
+    'The api_key parameter is missing or blank': 'O parâmetro api_key está ausente ou em branco',
+    'The key is unknown, its user is not active, or the profile lacks a first name, last name, username, email or password':
+      'A chave é desconhecida, o seu usuário não está ativo, ou falta ao perfil nome, sobrenome, nome de usuário, email ou senha',
+    "The approved items of the key's author, newest id first.":
+      'Os itens aprovados do autor da chave, do id mais novo ao mais antigo.',
+    "The author's approved items, newest id first; fewer than two answer 404 (as MarketBob does)":
+      'Os itens aprovados do autor, do id mais novo ao mais antigo; menos de dois respondem 404 (como no MarketBob)',
+    "The key is no author's, or the author has fewer than two approved items":
+      'A chave não é de um autor, ou o autor tem menos de dois itens aprovados',
+    "One approved item of the key's author.": 'Um item aprovado do autor da chave.',
+    'The item_id parameter is missing or blank': 'O parâmetro item_id está ausente ou em branco',
+    'The item_id parameter is not an integer': 'O parâmetro item_id não é um número inteiro',
+    "The key is no author's, or the author has no approved item with this id":
+      'A chave não é de um autor, ou o autor não tem nenhum item aprovado com este id',
+    "The item's id, an integer": 'O id do item, um número inteiro',
+    "The purchase whose code matches (any letter case) and is active, of one of the key's author's items; the purchase comes under the key item.":
+      'A compra cujo código confere (maiúsculas ou minúsculas) e está ativa, de um dos itens do autor da chave; ' +
+      'a compra vem sob a chave item.',
+    'The purchase_code parameter is missing or blank': 'O parâmetro purchase_code está ausente ou em branco',
+    "The key is no author's, or the code is not an active purchase of the author's items":
+      'A chave não é de um autor, ou o código não é uma compra ativa dos itens do autor',
+    'Parameters come in the body as JSON or a form, or in the query string; each is trimmed, and a blank one counts as missing. The key may come in the body as api_key too.':
+      'Os parâmetros vêm no corpo como JSON ou formulário, ou na query string; cada um perde os espaços nas pontas, ' +
+      'e um vazio conta como ausente. A chave também pode vir no corpo, como api_key.',
+    'First and last name joined by a space when both are set, else the username, else the part of the email before @':
+      'Nome e sobrenome unidos por um espaço quando ambos existem, senão o nome de usuário, senão a parte do email antes do @',
+    'The stored balance, unrounded': 'O saldo guardado, sem arredondamento',
+    "The marketplace's currency code setting": 'O código de moeda configurado no marketplace',
+    'null when not set': 'null quando não preenchido',
+    'The stored object as it is, every key kept; null when not set':
+      'O objeto guardado como está, com todas as chaves; null quando não preenchido',
+    "The user's avatar as a URL, else the default avatar's": 'O avatar do usuário como URL, senão o avatar padrão',
+    "The user's cover as a URL, else the default cover's": 'A capa do usuário como URL, senão a capa padrão',
+    'ISO 8601 UTC with six decimals, such as 2024-02-01T16:00:00.000000Z':
+      'ISO 8601 UTC com seis casas decimais, como 2024-02-01T16:00:00.000000Z',
+    "The category's name": 'O nome da categoria',
+    "The sub-category's name; null when not set": 'O nome da subcategoria; null quando não preenchido',
+    'The stored JSON as it is (an object or a list); null when not set':
+      'O JSON guardado como está (um objeto ou uma lista); null quando não preenchido',
+    'As stored; null when not set': 'Como está guardado; null quando não preenchido',
+    'The stored comma-separated tags, unchanged': 'As tags guardadas, separadas por vírgulas, sem mudança',
+    "By the item's preview type: image (with screenshots), video or audio":
+      'Conforme o tipo de prévia do item: imagem (com capturas de tela), vídeo ou áudio',
+    'URLs keyed "0", "1", ... in order; null when the item has none':
+      'URLs com as chaves "0", "1", ... em ordem; null quando o item não tem nenhuma',
+    'The regular price plus the buyer fee (the active discount when there is one), unrounded':
+      'O preço regular mais a taxa do comprador (o desconto ativo, quando há), sem arredondamento',
+    'The extended price plus the buyer fee (the active discount when there is one), unrounded':
+      'O preço estendido mais a taxa do comprador (o desconto ativo, quando há), sem arredondamento',
+    'The price paid, unrounded': 'O preço pago, sem arredondamento',
+    'Only when support is enabled and the purchase has a support end date':
+      'Só quando o suporte está ativado e a compra tem data de fim do suporte',
+    'The API key as the api_key parameter: in the query string, or in the body on POST':
+      'A chave de API como o parâmetro api_key: na query string, ou no corpo no POST',
     // Example records' words (openapi-examples.ts)
     'Themes and plugins': 'Temas e plugins',
     'Handmade admin themes since 2015.': 'Temas de administração feitos à mão desde 2015.',
     'A responsive admin dashboard template.': 'Um modelo responsivo de painel de administração.',
     'Ambient loops for videos.': 'Loops ambientes para vídeos.',
     Responsive: 'Responsivo',
+    Layout: 'Layout',
     'Dark mode': 'Modo escuro',
     Music: 'Música',
     Ambient: 'Ambiente',

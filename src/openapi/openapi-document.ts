@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
-import { MAX_DECIMALS, resourceSchemas } from '../schemas/resource-schemas.js';
+import { resourceSchemas } from '../schemas/resource-schemas.js';
 import { errorEnvelope, routeResponseSchemas } from '../schemas/response-schemas.js';
 import { type RouteContract, type RouteParam, routeContracts, routeErrorKinds } from '../schemas/route-contracts.js';
 import { WEBHOOK_BODY_TYPES, webhookEventSchemas } from '../schemas/webhook-schemas.js';
@@ -7,7 +7,17 @@ import type { ErrorKind } from '../variants/error-kinds.js';
 import type { VariantConfig } from '../variants/variant-config.js';
 import type { VariantTexts } from '../variants/variant-texts.js';
 import { docsLanguages, translator } from './docs-languages.js';
+import { buildMarketbobDocument } from './marketbob-document.js';
 import { EXAMPLE_ITEM_ID, EXAMPLE_PURCHASE_CODE, exampleSuccessMembers } from './openapi-examples.js';
+import {
+  BODY_MEDIA,
+  JSON_MEDIA,
+  type Json,
+  published,
+  STATUS_TEXT,
+  type Translate,
+  variantServerUrl,
+} from './published-schema.js';
 
 /**
  * The OpenAPI 3.1 document of one variant, built from the contract's schemas (src/schemas):
@@ -21,36 +31,7 @@ import { EXAMPLE_ITEM_ID, EXAMPLE_PURCHASE_CODE, exampleSuccessMembers } from '.
  * the introduction rather than four more operations.
  */
 
-type Json = Record<string, unknown>;
-type Translate = (english: string) => string;
-
-const JSON_MEDIA = 'application/json';
-const COMPONENT_NAMES = new Set(Object.keys(resourceSchemas));
-
-/**
- * Plain JSON of a schema, each resource replaced by a reference to its component. Our extension
- * keyword (at most two decimals) stays out: strict validators such as Ajv's reject unknown
- * keywords, and integrators validate answers with the document; the money's description says it.
- */
-function published(schema: TSchema, t: Translate, asComponent = false): unknown {
-  const walk = (node: unknown, top: boolean): unknown => {
-    if (Array.isArray(node)) return node.map((child) => walk(child, false));
-    if (node === null || typeof node !== 'object') return node;
-    const title = (node as Json).title;
-    if (!top && typeof title === 'string' && COMPONENT_NAMES.has(title))
-      return { $ref: `#/components/schemas/${title}` };
-    return Object.fromEntries(
-      Object.entries(node)
-        .filter(([key]) => key !== MAX_DECIMALS)
-        .map(([key, value]) => [
-          key,
-          // A schema's description, not a property that happens to be called `description`.
-          key === 'description' && typeof value === 'string' ? t(value) : walk(value, false),
-        ]),
-    );
-  };
-  return walk(schema, asComponent);
-}
+const COMPONENT_NAMES: ReadonlySet<string> = new Set(Object.keys(resourceSchemas));
 
 /** What each error kind is, in the table of SPEC 2.3. */
 const CASES: Readonly<Record<ErrorKind, string>> = {
@@ -69,20 +50,6 @@ const CASES: Readonly<Record<ErrorKind, string>> = {
     'A budget is spent (failed attempts, or requests per key and client); retry after Retry-After seconds',
   serviceUnavailable: 'The store is unavailable',
   internal: 'Anything unexpected',
-};
-
-const STATUS_TEXT: Readonly<Record<number, string>> = {
-  200: 'Success',
-  400: 'Bad request',
-  401: 'Unauthorized',
-  404: 'Not found',
-  405: 'Method not allowed',
-  408: 'Request timeout',
-  413: 'Payload too large',
-  415: 'Unsupported media type',
-  429: 'Too many requests',
-  500: 'Internal server error',
-  503: 'Service unavailable',
 };
 
 const HEADERS = {
@@ -145,7 +112,7 @@ function responses(route: RouteContract, variant: VariantConfig, support: boolea
     headers: responseHeaders(200, t),
     content: {
       [JSON_MEDIA]: {
-        schema: published(schemas.get(200) as TSchema, t),
+        schema: published(schemas.get(200) as TSchema, t, COMPONENT_NAMES),
         example: { status: texts.statusOk, ...(success as Json) },
       },
     },
@@ -160,14 +127,11 @@ function responses(route: RouteContract, variant: VariantConfig, support: boolea
     result[String(status)] = {
       description: `${t(STATUS_TEXT[status] as string)}: ${kinds.map((kind) => t(CASES[kind])).join('; ')}`,
       headers: responseHeaders(status, t),
-      content: { [JSON_MEDIA]: { schema: published(schemas.get(status) as TSchema, t), examples } },
+      content: { [JSON_MEDIA]: { schema: published(schemas.get(status) as TSchema, t, COMPONENT_NAMES), examples } },
     };
   }
   return result;
 }
-
-/** Documented: JSON first (what Swagger UI shows first), then a form. */
-const BODY_MEDIA = ['application/json', 'application/x-www-form-urlencoded'] as const;
 
 /** The body a POST endpoint reads: its parameters, as JSON or a form (multipart is said in words). */
 function requestBody(route: RouteContract, t: Translate): Json {
@@ -262,7 +226,7 @@ function webhooks(t: Translate): Json {
           })),
           requestBody: {
             required: true,
-            content: { [JSON_MEDIA]: { schema: published(webhookEventSchemas[type] as TSchema, t) } },
+            content: { [JSON_MEDIA]: { schema: published(webhookEventSchemas[type] as TSchema, t, COMPONENT_NAMES) } },
           },
           responses: { '2XX': { description: t('Received: the event is not sent again') } },
         },
@@ -271,16 +235,13 @@ function webhooks(t: Translate): Json {
   );
 }
 
-/** The server a variant is reached at: its configured base URL, without a trailing slash. */
-export function variantServerUrl(variant: VariantConfig): string {
-  return variant.baseUrl.replace(/\/+$/, '') || '/';
-}
-
 /**
  * Builds the OpenAPI 3.1 document of a variant: its server, status words, messages and example
  * bodies in its currency. `support` says whether purchases show `supported_until` (config `support`).
+ * A variant in MarketBob's shape gets the document of its own answers (marketbob-document.ts).
  */
 export function buildOpenApiDocument(variant: VariantConfig, support: boolean): Json {
+  if (variant.shape === 'marketbob') return buildMarketbobDocument(variant, support);
   const { texts } = variant;
   const language = docsLanguages[variant.lang];
   const t = translator(language);
@@ -313,9 +274,9 @@ export function buildOpenApiDocument(variant: VariantConfig, support: boolean): 
     components: {
       schemas: {
         ...Object.fromEntries(
-          Object.entries(resourceSchemas).map(([name, schema]) => [name, published(schema, t, true)]),
+          Object.entries(resourceSchemas).map(([name, schema]) => [name, published(schema, t, COMPONENT_NAMES, true)]),
         ),
-        NotFound: published(notFound, t),
+        NotFound: published(notFound, t, COMPONENT_NAMES),
       },
       securitySchemes: {
         apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: t('The API key in a header') },

@@ -1,0 +1,200 @@
+import type { TSchema } from '@sinclair/typebox';
+import {
+  type MarketbobOperation,
+  marketbobResourceSchemas,
+  marketbobResponseSchemas,
+} from '../schemas/marketbob-schemas.js';
+import { type RouteContract, routeContracts } from '../schemas/route-contracts.js';
+import { type MarketbobMessages, marketbobMessages } from '../variants/marketbob-texts.js';
+import type { VariantConfig } from '../variants/variant-config.js';
+import { docsLanguages, translator } from './docs-languages.js';
+import { marketbobExampleMembers } from './marketbob-examples.js';
+import { EXAMPLE_ITEM_ID, EXAMPLE_PURCHASE_CODE } from './openapi-examples.js';
+import {
+  BODY_MEDIA,
+  JSON_MEDIA,
+  type Json,
+  published,
+  STATUS_TEXT,
+  type Translate,
+  variantServerUrl,
+} from './published-schema.js';
+
+/**
+ * The OpenAPI 3.1 document of a variant in MarketBob's shape: its four endpoints as MarketBob's
+ * own API answers them (src/schemas/marketbob-schemas.ts), with MarketBob's messages in the
+ * variant's language. MarketBob reads every parameter, the key among them, from the query string
+ * or the body, so the key is the `api_key` parameter here; the endpoints the contract adds
+ * (purchase activity) and the webhooks are the contract's, described in the contract variants'
+ * documents.
+ */
+
+const COMPONENT_NAMES: ReadonlySet<string> = new Set(Object.keys(marketbobResourceSchemas));
+
+/** The endpoints a `marketbob` variant answers, in the contract's order. */
+const OPERATIONS: readonly MarketbobOperation[] = ['accountDetails', 'itemsAll', 'itemsItem', 'purchaseValidation'];
+
+/** What each endpoint does, said for MarketBob's shape. */
+const DESCRIPTIONS: Readonly<Record<MarketbobOperation, string>> = {
+  accountDetails: 'The account that owns the API key.',
+  itemsAll: "The approved items of the key's author, newest id first.",
+  itemsItem: "One approved item of the key's author.",
+  purchaseValidation:
+    "The purchase whose code matches (any letter case) and is active, of one of the key's author's items; " +
+    'the purchase comes under the key item.',
+};
+
+type MessageName = Exclude<keyof MarketbobMessages, 'statusOk' | 'statusError'>;
+
+/** When each message is answered. */
+const CASES: Readonly<Record<MessageName, string>> = {
+  apiKeyRequired: 'The api_key parameter is missing or blank',
+  invalidRequest:
+    'The key is unknown, its user is not active, or the profile lacks a first name, last name, username, email or password',
+  noItemsFound: "The key is no author's, or the author has fewer than two approved items",
+  itemIdRequired: 'The item_id parameter is missing or blank',
+  itemIdNotInteger: 'The item_id parameter is not an integer',
+  itemNotFound: "The key is no author's, or the author has no approved item with this id",
+  purchaseCodeRequired: 'The purchase_code parameter is missing or blank',
+  invalidPurchaseCode: "The key is no author's, or the code is not an active purchase of the author's items",
+};
+
+/** The messages each endpoint may answer, by status, in the order the answers are checked. */
+const MESSAGES: Readonly<Record<MarketbobOperation, Readonly<Record<number, readonly MessageName[]>>>> = {
+  accountDetails: { 400: ['apiKeyRequired'], 401: ['invalidRequest'] },
+  itemsAll: { 400: ['apiKeyRequired'], 404: ['noItemsFound'] },
+  itemsItem: { 400: ['apiKeyRequired', 'itemIdRequired', 'itemIdNotInteger'], 404: ['itemNotFound'] },
+  purchaseValidation: { 400: ['apiKeyRequired', 'purchaseCodeRequired'], 404: ['invalidPurchaseCode'] },
+};
+
+function routeOf(operation: MarketbobOperation): RouteContract {
+  const route = routeContracts.find((candidate) => candidate.operationId === operation);
+  if (!route) throw new Error(`marketbob-document: no route ${operation}`);
+  return route;
+}
+
+function responses(operation: MarketbobOperation, variant: VariantConfig, support: boolean, t: Translate): Json {
+  const messages = marketbobMessages(variant.lang);
+  const schemas = marketbobResponseSchemas(operation, messages);
+  const success = marketbobExampleMembers(variant, support, t)[operation];
+  const result: Json = {
+    '200': {
+      description: t(STATUS_TEXT[200] as string),
+      content: {
+        [JSON_MEDIA]: {
+          schema: published(schemas.get(200) as TSchema, t, COMPONENT_NAMES),
+          example: { status: messages.statusOk, ...success },
+        },
+      },
+    },
+  };
+  for (const [status, names] of Object.entries(MESSAGES[operation])) {
+    const examples = Object.fromEntries(
+      names.map((name) => [
+        name,
+        { summary: t(CASES[name]), value: { status: messages.statusError, msg: messages[name] } },
+      ]),
+    );
+    result[status] = {
+      description: `${t(STATUS_TEXT[Number(status)] as string)}: ${names.map((name) => t(CASES[name])).join('; ')}`,
+      content: {
+        [JSON_MEDIA]: { schema: published(schemas.get(Number(status)) as TSchema, t, COMPONENT_NAMES), examples },
+      },
+    };
+  }
+  return result;
+}
+
+function operationOf(operation: MarketbobOperation, variant: VariantConfig, support: boolean, t: Translate): Json {
+  const route = routeOf(operation);
+  const common = {
+    operationId: operation,
+    summary: t(route.summary),
+    description: t(DESCRIPTIONS[operation]),
+    tags: ['API'],
+  };
+  const responseList = responses(operation, variant, support, t);
+  if (route.method === 'POST') {
+    const properties = {
+      purchase_code: {
+        type: 'string',
+        description: t("The buyer's purchase code"),
+        examples: [EXAMPLE_PURCHASE_CODE],
+      },
+    };
+    const schema = { type: 'object', required: ['purchase_code'], properties };
+    const example = { purchase_code: EXAMPLE_PURCHASE_CODE };
+    return {
+      ...common,
+      requestBody: {
+        required: true,
+        description: t(
+          'Parameters come in the body as JSON or a form, or in the query string; each is trimmed, and a blank one ' +
+            'counts as missing. The key may come in the body as api_key too.',
+        ),
+        content: Object.fromEntries(BODY_MEDIA.map((media) => [media, { schema, example }])),
+      },
+      responses: responseList,
+    };
+  }
+  const parameters =
+    operation === 'itemsItem'
+      ? [
+          {
+            name: 'item_id',
+            in: 'query',
+            required: true,
+            description: t("The item's id, an integer"),
+            schema: { type: 'string' },
+            example: String(EXAMPLE_ITEM_ID),
+          },
+        ]
+      : [];
+  return { ...common, parameters, responses: responseList };
+}
+
+/** Builds the OpenAPI 3.1 document of a variant in MarketBob's shape. */
+export function buildMarketbobDocument(variant: VariantConfig, support: boolean): Json {
+  const language = docsLanguages[variant.lang];
+  const t = translator(language);
+  const messages = marketbobMessages(variant.lang);
+  const paths: Json = {};
+  for (const operation of OPERATIONS) {
+    const route = routeOf(operation);
+    paths[route.path] = { [route.method.toLowerCase()]: operationOf(operation, variant, support, t) };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: `marketplace-api (${variant.lang}, MarketBob)`,
+      version: '1.0.0',
+      description: language.marketbobInfoDescription({
+        lang: variant.lang,
+        statusOk: messages.statusOk,
+        statusError: messages.statusError,
+        currency: variant.currency,
+        missingKey: messages.apiKeyRequired,
+      }),
+    },
+    servers: [{ url: variantServerUrl(variant) }],
+    security: [{ apiKey: [] }],
+    tags: [{ name: 'API', description: t('The seller endpoints') }],
+    paths,
+    components: {
+      schemas: Object.fromEntries(
+        Object.entries(marketbobResourceSchemas).map(([name, schema]) => [
+          name,
+          published(schema, t, COMPONENT_NAMES, true),
+        ]),
+      ),
+      securitySchemes: {
+        apiKey: {
+          type: 'apiKey',
+          in: 'query',
+          name: 'api_key',
+          description: t('The API key as the api_key parameter: in the query string, or in the body on POST'),
+        },
+      },
+    },
+  };
+}

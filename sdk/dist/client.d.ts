@@ -1,4 +1,4 @@
-import { type Account, type ActiveCode, type Item, type Purchase, type PurchaseActivity } from './contract.js';
+import { type Account, type ActiveCode, type Item, type MarketbobAccount, type MarketbobItem, type MarketbobPurchase, type Purchase, type PurchaseActivity } from './contract.js';
 /** The part of a fetch Response the client reads (so the types need neither DOM nor Node typings). */
 export interface FetchResponse {
     readonly status: number;
@@ -29,6 +29,16 @@ export interface ClientOptions {
     readonly retry?: RetryOptions | boolean;
     /** A fetch function to use instead of the global one. */
     readonly fetch?: FetchLike;
+    /** The server's answers: the published contract's (the default). `'marketbob'`: see MarketbobClientOptions. */
+    readonly shape?: 'contract';
+}
+/**
+ * A client of a server that answers as MarketBob's own API does (a variant configured with
+ * `"shape": "marketbob"`, or MarketBob itself). MarketBob reads the key only as the `api_key`
+ * parameter, so this client sends it so: in the query string of a GET, in the body of a POST.
+ */
+export interface MarketbobClientOptions extends Omit<ClientOptions, 'shape'> {
+    readonly shape: 'marketbob';
 }
 /** Every error answer but the "none" ones, as one class: the HTTP status, the `status` word and `msg`. */
 export declare class MarketplaceApiError extends Error {
@@ -68,10 +78,24 @@ export interface MarketplaceClient {
     /** The account's codes seen from the most networks in the last `days` days (30), at most `limit` (50), most first. */
     topPurchaseActivity(options?: TopPurchaseActivityOptions): Promise<ActiveCode[]>;
 }
+/** The client of a server in MarketBob's shape: its four endpoints, its resources (null where MarketBob has NULL). */
+export interface MarketbobClient {
+    /** The account that owns the key. */
+    account(): Promise<MarketbobAccount>;
+    /** The author's approved items, newest first; [] when MarketBob answers "No items found" (it does for fewer than two). */
+    items(): Promise<MarketbobItem[]>;
+    /** One approved item of the author, or null when there is no such item. */
+    item(id: number): Promise<MarketbobItem | null>;
+    /** The purchase a code is for (MarketBob sends it under `item`), or null when the code is not a valid purchase of the author's. */
+    validatePurchase(code: string): Promise<MarketbobPurchase | null>;
+}
 export interface TopPurchaseActivityOptions {
     /** The window in days, today (UTC) included: 1 to the server's retention (90 by default); 30 when left out. */
     readonly days?: number;
     /** How many codes at most, 1 to 100; 50 when left out. */
     readonly limit?: number;
 }
+/** A client of the contract's API; with `shape: 'marketbob'`, of a server in MarketBob's shape. */
+export declare function createClient(options: MarketbobClientOptions): MarketbobClient;
 export declare function createClient(options: ClientOptions): MarketplaceClient;
+export declare function createClient(options: ClientOptions | MarketbobClientOptions): MarketplaceClient | MarketbobClient;

@@ -1,4 +1,4 @@
-import { INVALID_PURCHASE_CODE_MESSAGES, ITEM_NOT_FOUND_MESSAGES, NO_ITEMS_MESSAGES, } from './contract.js';
+import { INVALID_PURCHASE_CODE_MESSAGES, ITEM_NOT_FOUND_MESSAGES, MARKETBOB_INVALID_PURCHASE_CODE_MESSAGES, MARKETBOB_ITEM_NOT_FOUND_MESSAGES, MARKETBOB_NO_ITEMS_MESSAGES, NO_ITEMS_MESSAGES, } from './contract.js';
 /** Every error answer but the "none" ones, as one class: the HTTP status, the `status` word and `msg`. */
 export class MarketplaceApiError extends Error {
     httpStatus;
@@ -34,6 +34,10 @@ function retryAfterSeconds(header) {
     return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
 }
 export function createClient(options) {
+    return options.shape === 'marketbob' ? createMarketbobClient(options) : createContractClient(options);
+}
+/** Sends requests: the success answer's body, or a MarketplaceApiError (after the retries asked for). */
+function createSender(options, transport) {
     const base = options.baseUrl.replace(/\/+$/, '');
     const globalFetch = globalThis.fetch;
     if (!options.fetch && !globalFetch) {
@@ -43,11 +47,12 @@ export function createClient(options) {
     const retry = options.retry === true ? {} : options.retry || undefined;
     const retries = retry ? (retry.retries ?? 2) : 0;
     const maxWait = retry?.maxWaitSeconds ?? 60;
-    const headers = { 'x-api-key': options.apiKey, accept: 'application/json' };
+    const { headers } = transport;
     /** A success answer's body; any other answer thrown as a MarketplaceApiError. */
-    async function send(method, path, body) {
+    async function send(method, path, fields) {
+        const body = fields && transport.body(fields);
         for (let attempt = 0;; attempt += 1) {
-            const response = await fetchFn(`${base}${path}`, {
+            const response = await fetchFn(`${base}${transport.path(path, body !== undefined)}`, {
                 method,
                 headers: body ? { ...headers, 'content-type': 'application/json' } : headers,
                 ...(body && { body: JSON.stringify(body) }),
@@ -86,6 +91,14 @@ export function createClient(options) {
             throw error;
         }
     }
+    return { send, orNone };
+}
+function createContractClient(options) {
+    const { send, orNone } = createSender(options, {
+        headers: { 'x-api-key': options.apiKey, accept: 'application/json' },
+        path: (path) => path,
+        body: (fields) => fields,
+    });
     return {
         async account() {
             return (await send('GET', '/api/account/details')).data;
@@ -116,6 +129,34 @@ export function createClient(options) {
             ].join('&');
             const body = await send('GET', `/api/purchases/activity/top${query && `?${query}`}`);
             return body.data.codes;
+        },
+    };
+}
+function createMarketbobClient(options) {
+    const key = encodeURIComponent(options.apiKey);
+    const { send, orNone } = createSender(options, {
+        headers: { accept: 'application/json' },
+        // A GET has no body to carry it: the key goes in the query string there.
+        path: (path, withBody) => (withBody ? path : `${path}${path.includes('?') ? '&' : '?'}api_key=${key}`),
+        body: (fields) => ({ api_key: options.apiKey, ...fields }),
+    });
+    return {
+        async account() {
+            return (await send('GET', '/api/account/details')).data;
+        },
+        async items() {
+            const body = await orNone(send('GET', '/api/items/all'), MARKETBOB_NO_ITEMS_MESSAGES);
+            return body ? body.items : [];
+        },
+        async item(id) {
+            const path = `/api/items/item?item_id=${encodeURIComponent(String(id))}`;
+            const body = await orNone(send('GET', path), MARKETBOB_ITEM_NOT_FOUND_MESSAGES);
+            return body ? body.item : null;
+        },
+        async validatePurchase(code) {
+            const request = send('POST', '/api/purchases/validation', { purchase_code: code });
+            const body = await orNone(request, MARKETBOB_INVALID_PURCHASE_CODE_MESSAGES);
+            return body ? body.item : null;
         },
     };
 }

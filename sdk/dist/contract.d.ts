@@ -128,8 +128,109 @@ export interface ActiveCode {
     /** The last validation within the window */
     last_seen: string;
 }
+/** MarketbobAccount: MarketBob's own API (shape 'marketbob'), keys in this order. */
+export interface MarketbobAccount {
+    name: {
+        firstname: string;
+        lastname: string;
+        /** First and last name joined by a space when both are set, else the username, else the part of the email before @ */
+        full_name: string;
+    };
+    username: string;
+    email: string;
+    /** The stored balance, unrounded */
+    balance: number;
+    /** The marketplace's currency code setting */
+    currency: string;
+    profile: {
+        /** null when not set */
+        heading: string | null;
+        /** null when not set */
+        description: string | null;
+        contact: {
+            /** null when not set */
+            email: string | null;
+        };
+        /** The stored object as it is, every key kept; null when not set */
+        social_links: Record<string, unknown> | null;
+        media: {
+            /** The user's avatar as a URL, else the default avatar's */
+            avatar: string;
+            /** The user's cover as a URL, else the default cover's */
+            cover: string;
+        };
+    };
+    /** ISO 8601 UTC with six decimals, such as 2024-02-01T16:00:00.000000Z */
+    registered_at: string;
+}
+/** MarketbobImageMedia: MarketBob's own API (shape 'marketbob'), keys in this order. */
+export interface MarketbobImageMedia {
+    thumbnail: string;
+    preview_image: string;
+    /** URLs keyed "0", "1", ... in order; null when the item has none */
+    screenshots: Record<string, string> | null;
+}
+/** MarketbobVideoMedia: MarketBob's own API (shape 'marketbob'), keys in this order. */
+export interface MarketbobVideoMedia {
+    thumbnail: string;
+    preview_image: string;
+    preview_video: string;
+}
+/** MarketbobAudioMedia: MarketBob's own API (shape 'marketbob'), keys in this order. */
+export interface MarketbobAudioMedia {
+    thumbnail: string;
+    preview_audio: string;
+}
+/** MarketbobItem: MarketBob's own API (shape 'marketbob'), keys in this order. */
+export interface MarketbobItem {
+    id: number;
+    name: string;
+    description: string;
+    /** The category's name */
+    category: string;
+    /** The sub-category's name; null when not set */
+    sub_category: string | null;
+    /** The stored JSON as it is (an object or a list); null when not set */
+    options: Record<string, unknown> | unknown[] | null;
+    /** As stored; null when not set */
+    version: string | null;
+    /** As stored; null when not set */
+    demo_link: string | null;
+    /** The stored comma-separated tags, unchanged */
+    tags: string;
+    /** By the item's preview type: image (with screenshots), video or audio */
+    media: MarketbobImageMedia | MarketbobVideoMedia | MarketbobAudioMedia;
+    price: {
+        /** The regular price plus the buyer fee (the active discount when there is one), unrounded */
+        regular: number;
+        /** The extended price plus the buyer fee (the active discount when there is one), unrounded */
+        extended: number;
+    };
+    /** The marketplace's currency code setting */
+    currency: string;
+    /** ISO 8601 UTC with six decimals, such as 2024-02-01T16:00:00.000000Z */
+    published_at: string;
+}
+/** MarketbobPurchase: MarketBob's own API (shape 'marketbob'), keys in this order. */
+export interface MarketbobPurchase {
+    /** The code as stored */
+    purchase_code: string;
+    license_type: 'Regular' | 'Extended';
+    /** The price paid, unrounded */
+    price: number;
+    /** The marketplace's currency code setting */
+    currency: string;
+    item: MarketbobItem;
+    /** Only when support is enabled and the purchase has a support end date */
+    supported_until?: string;
+    downloaded: boolean;
+    /** ISO 8601 UTC with six decimals, such as 2024-02-01T16:00:00.000000Z */
+    date: string;
+}
 /** An item's media, by its preview type. */
 export type ItemMedia = ImageMedia | VideoMedia | AudioMedia;
+/** An item's media in MarketBob's shape, by its preview type. */
+export type MarketbobItemMedia = MarketbobImageMedia | MarketbobVideoMedia | MarketbobAudioMedia;
 /** Every error answer: `{ status: <error word>, msg }`. */
 export interface ErrorBody {
     status: string;
@@ -230,3 +331,9 @@ export declare const NO_ITEMS_MESSAGES: readonly string[];
 export declare const ITEM_NOT_FOUND_MESSAGES: readonly string[];
 /** "Invalid purchase code" in every language: validatePurchase() and purchaseActivity() answer null for it. */
 export declare const INVALID_PURCHASE_CODE_MESSAGES: readonly string[];
+/** MarketBob's "No items found" in every language: a `marketbob` client's items() answers [] for it. */
+export declare const MARKETBOB_NO_ITEMS_MESSAGES: readonly string[];
+/** MarketBob's "Item Not Found" in every language: a `marketbob` client's item() answers null for it. */
+export declare const MARKETBOB_ITEM_NOT_FOUND_MESSAGES: readonly string[];
+/** MarketBob's "Invalid purchase code" in every language: a `marketbob` client's validatePurchase() answers null for it. */
+export declare const MARKETBOB_INVALID_PURCHASE_CODE_MESSAGES: readonly string[];

@@ -4,6 +4,12 @@ import {
   INVALID_PURCHASE_CODE_MESSAGES,
   ITEM_NOT_FOUND_MESSAGES,
   type Item,
+  MARKETBOB_INVALID_PURCHASE_CODE_MESSAGES,
+  MARKETBOB_ITEM_NOT_FOUND_MESSAGES,
+  MARKETBOB_NO_ITEMS_MESSAGES,
+  type MarketbobAccount,
+  type MarketbobItem,
+  type MarketbobPurchase,
   NO_ITEMS_MESSAGES,
   type Purchase,
   type PurchaseActivity,
@@ -39,6 +45,17 @@ export interface ClientOptions {
   readonly retry?: RetryOptions | boolean;
   /** A fetch function to use instead of the global one. */
   readonly fetch?: FetchLike;
+  /** The server's answers: the published contract's (the default). `'marketbob'`: see MarketbobClientOptions. */
+  readonly shape?: 'contract';
+}
+
+/**
+ * A client of a server that answers as MarketBob's own API does (a variant configured with
+ * `"shape": "marketbob"`, or MarketBob itself). MarketBob reads the key only as the `api_key`
+ * parameter, so this client sends it so: in the query string of a GET, in the body of a POST.
+ */
+export interface MarketbobClientOptions extends Omit<ClientOptions, 'shape'> {
+  readonly shape: 'marketbob';
 }
 
 /** Every error answer but the "none" ones, as one class: the HTTP status, the `status` word and `msg`. */
@@ -76,6 +93,18 @@ export interface MarketplaceClient {
   topPurchaseActivity(options?: TopPurchaseActivityOptions): Promise<ActiveCode[]>;
 }
 
+/** The client of a server in MarketBob's shape: its four endpoints, its resources (null where MarketBob has NULL). */
+export interface MarketbobClient {
+  /** The account that owns the key. */
+  account(): Promise<MarketbobAccount>;
+  /** The author's approved items, newest first; [] when MarketBob answers "No items found" (it does for fewer than two). */
+  items(): Promise<MarketbobItem[]>;
+  /** One approved item of the author, or null when there is no such item. */
+  item(id: number): Promise<MarketbobItem | null>;
+  /** The purchase a code is for (MarketBob sends it under `item`), or null when the code is not a valid purchase of the author's. */
+  validatePurchase(code: string): Promise<MarketbobPurchase | null>;
+}
+
 export interface TopPurchaseActivityOptions {
   /** The window in days, today (UTC) included: 1 to the server's retention (90 by default); 30 when left out. */
   readonly days?: number;
@@ -98,7 +127,25 @@ function retryAfterSeconds(header: string | null): number | undefined {
 
 type Body = Record<string, unknown>;
 
-export function createClient(options: ClientOptions): MarketplaceClient {
+/** A client of the contract's API; with `shape: 'marketbob'`, of a server in MarketBob's shape. */
+export function createClient(options: MarketbobClientOptions): MarketbobClient;
+export function createClient(options: ClientOptions): MarketplaceClient;
+export function createClient(options: ClientOptions | MarketbobClientOptions): MarketplaceClient | MarketbobClient;
+export function createClient(options: ClientOptions | MarketbobClientOptions): MarketplaceClient | MarketbobClient {
+  return options.shape === 'marketbob' ? createMarketbobClient(options) : createContractClient(options);
+}
+
+/** How requests are sent: where the key goes, and the headers. */
+interface Transport {
+  readonly headers: Record<string, string>;
+  /** The path (with its query) as sent, for a request with a body or without. */
+  readonly path: (path: string, withBody: boolean) => string;
+  /** The body's fields as sent. */
+  readonly body: (fields: Record<string, string>) => Record<string, string>;
+}
+
+/** Sends requests: the success answer's body, or a MarketplaceApiError (after the retries asked for). */
+function createSender(options: ClientOptions | MarketbobClientOptions, transport: Transport) {
   const base = options.baseUrl.replace(/\/+$/, '');
   const globalFetch = (globalThis as unknown as { fetch?: FetchLike }).fetch;
   if (!options.fetch && !globalFetch) {
@@ -108,12 +155,13 @@ export function createClient(options: ClientOptions): MarketplaceClient {
   const retry = options.retry === true ? {} : options.retry || undefined;
   const retries = retry ? (retry.retries ?? 2) : 0;
   const maxWait = retry?.maxWaitSeconds ?? 60;
-  const headers = { 'x-api-key': options.apiKey, accept: 'application/json' };
+  const { headers } = transport;
 
   /** A success answer's body; any other answer thrown as a MarketplaceApiError. */
-  async function send(method: 'GET' | 'POST', path: string, body?: Record<string, string>): Promise<Body> {
+  async function send(method: 'GET' | 'POST', path: string, fields?: Record<string, string>): Promise<Body> {
+    const body = fields && transport.body(fields);
     for (let attempt = 0; ; attempt += 1) {
-      const response = await fetchFn(`${base}${path}`, {
+      const response = await fetchFn(`${base}${transport.path(path, body !== undefined)}`, {
         method,
         headers: body ? { ...headers, 'content-type': 'application/json' } : headers,
         ...(body && { body: JSON.stringify(body) }),
@@ -150,6 +198,15 @@ export function createClient(options: ClientOptions): MarketplaceClient {
     }
   }
 
+  return { send, orNone };
+}
+
+function createContractClient(options: ClientOptions): MarketplaceClient {
+  const { send, orNone } = createSender(options, {
+    headers: { 'x-api-key': options.apiKey, accept: 'application/json' },
+    path: (path) => path,
+    body: (fields) => fields,
+  });
   return {
     async account() {
       return (await send('GET', '/api/account/details')).data as Account;
@@ -180,6 +237,35 @@ export function createClient(options: ClientOptions): MarketplaceClient {
       ].join('&');
       const body = await send('GET', `/api/purchases/activity/top${query && `?${query}`}`);
       return (body.data as { codes: ActiveCode[] }).codes;
+    },
+  };
+}
+
+function createMarketbobClient(options: MarketbobClientOptions): MarketbobClient {
+  const key = encodeURIComponent(options.apiKey);
+  const { send, orNone } = createSender(options, {
+    headers: { accept: 'application/json' },
+    // A GET has no body to carry it: the key goes in the query string there.
+    path: (path, withBody) => (withBody ? path : `${path}${path.includes('?') ? '&' : '?'}api_key=${key}`),
+    body: (fields) => ({ api_key: options.apiKey, ...fields }),
+  });
+  return {
+    async account() {
+      return (await send('GET', '/api/account/details')).data as MarketbobAccount;
+    },
+    async items() {
+      const body = await orNone(send('GET', '/api/items/all'), MARKETBOB_NO_ITEMS_MESSAGES);
+      return body ? (body.items as MarketbobItem[]) : [];
+    },
+    async item(id) {
+      const path = `/api/items/item?item_id=${encodeURIComponent(String(id))}`;
+      const body = await orNone(send('GET', path), MARKETBOB_ITEM_NOT_FOUND_MESSAGES);
+      return body ? (body.item as MarketbobItem) : null;
+    },
+    async validatePurchase(code) {
+      const request = send('POST', '/api/purchases/validation', { purchase_code: code });
+      const body = await orNone(request, MARKETBOB_INVALID_PURCHASE_CODE_MESSAGES);
+      return body ? (body.item as MarketbobPurchase) : null;
     },
   };
 }

@@ -1,5 +1,14 @@
 import type { TSchema } from '@sinclair/typebox';
-import { languages } from '../variants/languages.js';
+import { type Lang, languages } from '../variants/languages.js';
+import { marketbobMessages } from '../variants/marketbob-texts.js';
+import {
+  MarketbobAccount,
+  MarketbobAudioMedia,
+  MarketbobImageMedia,
+  MarketbobItem,
+  MarketbobPurchase,
+  MarketbobVideoMedia,
+} from './marketbob-schemas.js';
 import {
   Account,
   ActiveCode,
@@ -27,6 +36,12 @@ const NAMED: readonly TSchema[] = [
   Purchase,
   PurchaseActivity,
   ActiveCode,
+  MarketbobAccount,
+  MarketbobImageMedia,
+  MarketbobVideoMedia,
+  MarketbobAudioMedia,
+  MarketbobItem,
+  MarketbobPurchase,
 ];
 
 const quote = (text: string) => `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
@@ -38,6 +53,8 @@ function typeOf(schema: TSchema, indent: string): string {
   if (Array.isArray(schema.enum)) return (schema.enum as string[]).map(quote).join(' | ');
   if (Array.isArray(schema.anyOf))
     return (schema.anyOf as TSchema[]).map((branch) => typeOf(branch, indent)).join(' | ');
+  // Any JSON value (MarketBob's stored JSON, passed on as it is).
+  if (schema.type === undefined) return 'unknown';
   switch (schema.type) {
     case 'string':
       return 'string';
@@ -81,17 +98,38 @@ function messagesOf(kind: 'noItems' | 'itemNotFound' | 'invalidPurchaseCode'): s
     .join(', ')}]`;
 }
 
+/** A MarketBob message in every language: the `marketbob` client reads those 404s as "none". */
+function marketbobMessagesOf(name: 'noItemsFound' | 'itemNotFound' | 'invalidPurchaseCode'): string {
+  const langs = Object.keys(languages) as Lang[];
+  return `[${langs.map((lang) => quote(marketbobMessages(lang)[name])).join(', ')}]`;
+}
+
+/** A constant list of strings, one line when it fits the formatter's width (120), else one per line. */
+function stringList(name: string, list: string): string {
+  const line = `export const ${name}: readonly string[] = ${list};`;
+  if (line.length <= 120) return line;
+  const items = list.slice(1, -1).split(', ');
+  return `export const ${name}: readonly string[] = [\n${items.map((item) => `  ${item},`).join('\n')}\n];`;
+}
+
+/** Where each named schema's shape is told. */
+function sourceOf(title: unknown): string {
+  if (title === 'PurchaseActivity' || title === 'ActiveCode') return 'issue 24';
+  if (typeof title === 'string' && title.startsWith('Marketbob')) return "MarketBob's own API (shape 'marketbob')";
+  return 'SPEC 3';
+}
+
 /** The text of sdk/src/contract.ts. */
 export function sdkContractSource(): string {
   const declarations = NAMED.map((schema) => {
     const body = objectType(schema, '');
-    const source = schema.title === 'PurchaseActivity' || schema.title === 'ActiveCode' ? 'issue 24' : 'SPEC 3';
-    return `/** ${schema.title}: ${source}, keys in this order. */\nexport interface ${schema.title} ${body}`;
+    return `/** ${schema.title}: ${sourceOf(schema.title)}, keys in this order. */\nexport interface ${schema.title} ${body}`;
   });
   return `${[
     "// Generated from the API's schemas (src/schemas) by `npm run sdk`: do not edit.",
     ...declarations,
     "/** An item's media, by its preview type. */\nexport type ItemMedia = ImageMedia | VideoMedia | AudioMedia;",
+    "/** An item's media in MarketBob's shape, by its preview type. */\nexport type MarketbobItemMedia = MarketbobImageMedia | MarketbobVideoMedia | MarketbobAudioMedia;",
     '/** Every error answer: `{ status: <error word>, msg }`. */\nexport interface ErrorBody {\n  status: string;\n  msg: string;\n}',
     ...WEBHOOK_BODY_TYPES.map((type) => {
       const schema = webhookEventSchemas[type] as TSchema;
@@ -101,5 +139,8 @@ export function sdkContractSource(): string {
     `/** "No items" in every language: items() answers [] for it. */\nexport const NO_ITEMS_MESSAGES: readonly string[] = ${messagesOf('noItems')};`,
     `/** "Item not found" in every language: item() answers null for it. */\nexport const ITEM_NOT_FOUND_MESSAGES: readonly string[] = ${messagesOf('itemNotFound')};`,
     `/** "Invalid purchase code" in every language: validatePurchase() and purchaseActivity() answer null for it. */\nexport const INVALID_PURCHASE_CODE_MESSAGES: readonly string[] = ${messagesOf('invalidPurchaseCode')};`,
+    `/** MarketBob's "No items found" in every language: a \`marketbob\` client's items() answers [] for it. */\n${stringList('MARKETBOB_NO_ITEMS_MESSAGES', marketbobMessagesOf('noItemsFound'))}`,
+    `/** MarketBob's "Item Not Found" in every language: a \`marketbob\` client's item() answers null for it. */\n${stringList('MARKETBOB_ITEM_NOT_FOUND_MESSAGES', marketbobMessagesOf('itemNotFound'))}`,
+    `/** MarketBob's "Invalid purchase code" in every language: a \`marketbob\` client's validatePurchase() answers null for it. */\n${stringList('MARKETBOB_INVALID_PURCHASE_CODE_MESSAGES', marketbobMessagesOf('invalidPurchaseCode'))}`,
   ].join('\n\n')}\n`;
 }

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
@@ -220,6 +220,29 @@ describe("the SDK's marketbob client against a server in MarketBob's shape (real
         },
       ]);
     });
+  });
+
+  it("runs the README's example for a server in MarketBob's shape, as written", async () => {
+    const readme = readFileSync(join(ROOT, 'sdk', 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf("## A server in MarketBob's shape"));
+    const snippet = /```js\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+    expect(snippet).toContain("shape: 'marketbob'");
+    const dir = mkdtempSync(join(tmpdir(), 'sdk-marketbob-readme-'));
+    try {
+      const script = join(dir, 'check.mjs');
+      writeFileSync(
+        script,
+        snippet
+          .replace("'@marketplace-api/client'", JSON.stringify(join(ROOT, 'sdk', 'dist', 'index.js')))
+          .replace("'https://api.example.com/mb'", JSON.stringify(origin)),
+      );
+      const check = async (code: string) =>
+        (await run(process.execPath, [script, code], { env: { ...process.env, MARKETPLACE_API_KEY: KEY } })).stdout;
+      expect(await check(CODE)).toBe(`Licensed: Regular license of ${MARKETBOB_PURCHASE.item.name}\n`);
+      expect(await check('NO-SUCH-CODE')).toBe('Not a valid purchase code\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

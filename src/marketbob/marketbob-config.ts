@@ -29,18 +29,18 @@ export const MarketbobSchema = Type.Object(
         description: 'How often rows deleted in MarketBob are looked for',
       }),
     ),
-    appKey: Type.Optional(
-      Type.String({
-        minLength: 1,
-        description:
-          "MarketBob's APP_KEY (base64: and 32 bytes): opens its two-factor secrets for the workspace's code check",
-      }),
-    ),
     behindSeconds: Type.Optional(
       Type.Number({
         exclusiveMinimum: 0,
         maximum: 24 * 3600,
         description: '/readyz says the source is behind when the store has not caught up with MarketBob for this long',
+      }),
+    ),
+    appKey: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          "MarketBob's APP_KEY (base64: and 32 bytes): opens its two-factor secrets for the workspace's code check",
       }),
     ),
   },

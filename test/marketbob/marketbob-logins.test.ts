@@ -1,3 +1,4 @@
+import bcrypt from 'bcryptjs';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
@@ -5,6 +6,7 @@ import { createLogger } from '../../src/logging.js';
 import { openMarketbob } from '../../src/marketbob/marketbob-connection.js';
 import { MarketbobFollower } from '../../src/marketbob/marketbob-follower.js';
 import { syncMarketbob } from '../../src/marketbob/marketbob-sync.js';
+import { checkSchema, schemaReportLines } from '../../src/marketbob/schema-check.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
 import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
@@ -60,6 +62,7 @@ describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('workspace logins of Market
     counted: new Secret().base32,
     portuguese: new Secret().base32,
     later: new Secret().base32,
+    changer: new Secret().base32,
   };
   const keys = { twofa: newApiKey(), author: newApiKey() };
   let database: MarketbobTestDatabase;
@@ -90,6 +93,7 @@ describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('workspace logins of Market
     ids.otherKey = await database.insert('users', twoFactorUser('otherkey', secrets.twofa, newAppKey()));
     ids.noSecret = await database.insert('users', userRow({ username: 'nosecret', google2fa_status: 1 }));
     ids.later = await database.insert('users', userRow({ username: 'later', is_author: 0 }));
+    ids.changer = await database.insert('users', twoFactorUser('changer', secrets.changer));
     const marketbob = { MARKETBOB_DATABASE_URL: database.url, MARKETBOB_MEDIA_BASE_URL: MEDIA };
     test = await createTestApp(kind, {
       env: { ...marketbob, MARKETBOB_APP_KEY: appKey },
@@ -163,6 +167,55 @@ describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('workspace logins of Market
     expect(twofa).toEqual({ userId: ids.twofa, isAuthor: true, twoFactor: stored?.google2fa_secret });
     expect(twofa?.twoFactor).not.toContain(secrets.twofa);
     expect((await test.store.marketbobLogin('nosecret'))?.twoFactor).toBe('!on-without-secret');
+  });
+
+  it('`marketbob check` lists the two-factor columns among the optional ones', async () => {
+    const lines = schemaReportLines(await checkSchema(db));
+    expect(lines).toContain('optional columns (validity period, two-factor login):');
+    expect(lines).toContain('  users.google2fa_status: present (two-factor login: the workspace asks for the code)');
+    expect(lines).toContain(
+      '  users.google2fa_secret: present (two-factor login: the secret codes are checked against)',
+    );
+    expect(lines.at(-1)).toBe('ok: a sync can read this database');
+  });
+
+  it('a time step is taken once across store connections, even at the same instant; never an older one', async () => {
+    const userId = 990_000 + (kind === 'sqlite' ? 1 : 2);
+    const taken = await Promise.all([
+      test.store.claimLoginStep(userId, 100),
+      followerStore.claimLoginStep(userId, 100),
+      test.store.claimLoginStep(userId, 100),
+    ]);
+    expect(taken.filter(Boolean)).toHaveLength(1);
+    expect(await followerStore.claimLoginStep(userId, 99)).toBe(false);
+    expect(await followerStore.claimLoginStep(userId, 101)).toBe(true);
+    expect(await test.store.claimLoginStep(userId, 101)).toBe(false);
+  });
+
+  it('a password changed in MarketBob while the code page waits ends the pending login', async () => {
+    const address = '192.0.2.10';
+    const { response, jar } = await logIn(test.app, '', 'changer', PASSWORD, {}, address);
+    expect(response.headers.location).toBe('/login/code');
+    const form = await test.app.inject({ url: '/login/code', cookies: jar, remoteAddress: address });
+    keep(jar, form);
+    const before = await test.store.passwordHash('changer');
+    const other = bcrypt.hashSync('another-password', 10).replace(/^\$2b\$/, '$2y$');
+    await database.update('users', ids.changer, { password: other, updated_at: marketbobNow() });
+    await eventually(async () => expect(await test.store.passwordHash('changer')).not.toBe(before));
+    const answer = await test.app.inject({
+      method: 'POST',
+      url: '/login/code',
+      cookies: jar,
+      payload: { _csrf: tokenIn(form.body), code: codeNow(secrets.changer) },
+      remoteAddress: address,
+    });
+    expect(answer.statusCode).toBe(303);
+    expect(answer.headers.location).toBe('/login?expired=1');
+    keep(jar, answer);
+    expect(jar).not.toHaveProperty('mp_session');
+    expect(jar).not.toHaveProperty('mp_login');
+    const notice = await test.app.inject({ url: '/login?expired=1', remoteAddress: address });
+    expect(notice.body).toContain('Your login took too long. Please log in again.');
   });
 
   it('an author without two-factor login logs in with the password', async () => {

@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { type AppKey, parseAppKey } from './laravel-encryption.js';
 
 /**
  * The config file's `marketbob` section: where a MarketBob marketplace's database is and how to
@@ -35,6 +36,13 @@ export const MarketbobSchema = Type.Object(
         description: '/readyz says the source is behind when the store has not caught up with MarketBob for this long',
       }),
     ),
+    appKey: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          "MarketBob's APP_KEY (base64: and 32 bytes): opens its two-factor secrets for the workspace's code check",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -54,6 +62,11 @@ export interface MarketbobConfig {
    * `/readyz` says the source is behind. A failed attempt says so at once.
    */
   readonly behindSeconds: number;
+  /**
+   * MarketBob's APP_KEY, when given: sellers who turned on two-factor login there are asked for
+   * their code here; without it they are refused (docs/marketbob.md). Never printed.
+   */
+  readonly appKey?: AppKey;
 }
 
 export const MARKETBOB_DEFAULTS = { pollSeconds: 2, timezone: 'UTC', reconcileMinutes: 10, behindSeconds: 30 } as const;
@@ -80,7 +93,7 @@ export function describeMarketbobUrl(url: string): string {
 
 /**
  * The MarketBob source from the file's section and the environment over it
- * (MARKETBOB_DATABASE_URL, MARKETBOB_MEDIA_BASE_URL, MARKETBOB_TIMEZONE), or undefined when
+ * (MARKETBOB_DATABASE_URL, MARKETBOB_MEDIA_BASE_URL, MARKETBOB_TIMEZONE, MARKETBOB_APP_KEY), or undefined when
  * neither names a database. Problems go to `problems`, one line each, never repeating the URL
  * (it may hold a password).
  */
@@ -122,6 +135,14 @@ export function buildMarketbobConfig(
   if (behindSeconds <= pollSeconds) {
     problems.push(`marketbob.behindSeconds: must be more than pollSeconds (${pollSeconds})`);
   }
+  const givenAppKey = env.MARKETBOB_APP_KEY?.trim() || section?.appKey;
+  const appKey = givenAppKey === undefined ? undefined : parseAppKey(givenAppKey);
+  if (givenAppKey !== undefined && appKey === undefined) {
+    // The value itself is a secret: the message names the setting only.
+    problems.push(
+      `${env.MARKETBOB_APP_KEY?.trim() ? 'MARKETBOB_APP_KEY' : 'marketbob.appKey'}: must be MarketBob's APP_KEY, base64: followed by 32 bytes in base64`,
+    );
+  }
   return Object.freeze({
     url,
     pollSeconds,
@@ -129,5 +150,6 @@ export function buildMarketbobConfig(
     timezone,
     reconcileMinutes: section?.reconcileMinutes ?? MARKETBOB_DEFAULTS.reconcileMinutes,
     behindSeconds,
+    ...(appKey === undefined ? {} : { appKey }),
   });
 }

@@ -1,4 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
+import { loginFactColumns } from './login-facts.js';
 import type { MarketbobDb } from './marketbob-connection.js';
 import type { SettingRow } from './marketbob-settings.js';
 import type { ItemRow, PurchaseRow, UserRow } from './row-mapping.js';
@@ -12,6 +13,9 @@ export type Changed<R> = R & { readonly updated_at: string | null };
  * pages. Reads only the columns the mapping uses.
  */
 export class MarketbobReader {
+  /** Whether `users` has MarketBob's two-factor columns (see login-facts.ts); set by `openSource`. */
+  twoFactorColumns = false;
+
   constructor(
     private readonly db: MarketbobDb,
     /** Whether `items.validity_prices` exists (see schema-check.ts). */
@@ -107,7 +111,7 @@ export class MarketbobReader {
     const { rows } = await sql<Changed<UserRow>>`
       SELECT u.id, u.firstname, u.lastname, u.username, u.email, u.password, u.api_key, u.balance, u.avatar,
         u.profile_cover, u.profile_heading, u.profile_description, u.profile_contact_email,
-        u.profile_social_links, u.status, u.created_at, u.updated_at
+        u.profile_social_links, u.status, u.created_at, u.updated_at, ${loginFactColumns(this.twoFactorColumns)}
       FROM users u WHERE ${where} LIMIT ${limit}`.execute(this.db);
     return rows;
   }

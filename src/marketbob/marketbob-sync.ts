@@ -1,6 +1,7 @@
 import type { ImportCounts } from '../importer/import-run.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import type { Store } from '../store/store.js';
+import { hasTwoFactorColumns } from './login-facts.js';
 import type { MarketbobConfig } from './marketbob-config.js';
 import { currentDatabase, type MarketbobDb } from './marketbob-connection.js';
 import { MarketbobReader } from './marketbob-reader.js';
@@ -79,6 +80,7 @@ export async function openSource(db: MarketbobDb, config: MarketbobConfig): Prom
     throw new Error(`not a MarketBob database this bridge can read: missing ${missing.join(', ')}`);
   }
   const reader = new MarketbobReader(db, columns.get('items')?.has('validity_prices') ?? false);
+  reader.twoFactorColumns = hasTwoFactorColumns(columns);
   const settings = readSettings(await reader.settings());
   return {
     reader,

@@ -1,6 +1,7 @@
 import { type ImportCounts, ImportRun, type LineError } from '../importer/import-run.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
-import type { ImportSession, MarketbobUserLink, Store } from '../store/store.js';
+import type { ImportSession, MarketbobLoginFacts, MarketbobUserLink, Store } from '../store/store.js';
+import { loginFactsOf } from './login-facts.js';
 import {
   type AccountMapped,
   type ItemRow,
@@ -64,6 +65,7 @@ export class RowWriter {
   private readonly newKeyHolders = new Map<string, number>();
   private readonly newItems = new Set<number>();
   private readonly links: MarketbobUserLink[] = [];
+  private readonly loginFacts: MarketbobLoginFacts[] = [];
   /** Accounts renamed by `renames`. */
   renamed = 0;
 
@@ -122,6 +124,7 @@ export class RowWriter {
     if (this.state.usernames.get(id) !== username || this.state.passwordDigests.get(id) !== account.passwordDigest) {
       this.links.push({ username, userId: id, passwordDigest: account.passwordDigest });
     }
+    if (account.loginFacts !== undefined) this.loginFacts.push(account.loginFacts);
     await this.add('users', id, {
       ...account.line,
       ...(account.apiKey === undefined ? {} : { api_key: account.apiKey }),
@@ -173,6 +176,7 @@ export class RowWriter {
     if (result.ok) {
       await this.session.removePasswordHashes(this.passwords.remove);
       await this.session.linkMarketbobUsers(this.links);
+      await this.session.setMarketbobLoginFacts(this.loginFacts);
       return result;
     }
     return { ok: false, errors: result.errors.map((error) => this.rowOf(error)), errorCount: result.errorCount };
@@ -198,6 +202,8 @@ export class RowWriter {
 /** A user as mapped and checked: its line, key and password, and the username it had here if MarketBob renamed it. */
 export interface MappedUser extends AccountMapped {
   readonly renamedFrom?: string;
+  /** Who may log in (login-facts.ts), written beside the link. */
+  readonly loginFacts?: MarketbobLoginFacts;
 }
 
 /**
@@ -245,7 +251,7 @@ export function mapUsers(
         account = { ...account, apiKey: undefined };
       } else keys.set(folded, id);
     }
-    accounts.set(id, account);
+    accounts.set(id, { ...account, loginFacts: loginFactsOf(id, row) });
   }
   return accounts;
 }

@@ -6,6 +6,7 @@ import { purchaseCodeKey } from '../domain/purchase-code.js';
 import { isUsername } from '../records/account-table.js';
 import { isHttpUrl } from '../records/field-reader.js';
 import type { AccountStatus, ItemStatus, PurchaseStatus } from '../records/rows.js';
+import type { LoginFactsRow } from './login-facts.js';
 import type { MarketbobSettings } from './marketbob-settings.js';
 import type { WallClock } from './wall-clock.js';
 
@@ -31,7 +32,8 @@ export interface MappingContext {
 
 // ---- Rows as read (the columns the sync selects; see marketbob-reader.ts) ----------------------
 
-export interface UserRow {
+/** The login columns (`login-facts.ts`) ride along; the mapping itself does not read them. */
+export interface UserRow extends LoginFactsRow {
   readonly id: number;
   readonly firstname: string | null;
   readonly lastname: string | null;

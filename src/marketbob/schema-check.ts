@@ -11,6 +11,7 @@ export const REQUIRED_COLUMNS: Readonly<Record<string, readonly string[]>> = {
     'email',
     'password',
     'api_key',
+    'is_author',
     'balance',
     'avatar',
     'profile_cover',
@@ -64,12 +65,14 @@ export const REQUIRED_COLUMNS: Readonly<Record<string, readonly string[]>> = {
   settings: ['key', 'value'],
 };
 
-/** Columns of the "validity period" migrations (2024-12): read when they exist. */
+/** Columns of the "validity period" migrations (2024-12) and of two-factor login: read when they exist. */
 export const OPTIONAL_COLUMNS: readonly { readonly table: string; readonly column: string; readonly use: string }[] = [
   { table: 'items', column: 'validity_prices', use: 'prices of items whose regular_price is 0' },
   { table: 'items', column: 'original_price', use: 'not served (a display-only "was" price)' },
   { table: 'sales', column: 'validity_period', use: 'not served (the contract has no validity)' },
   { table: 'purchases', column: 'validity_expiry_at', use: 'not served (MarketBob itself validates past it)' },
+  { table: 'users', column: 'google2fa_status', use: 'two-factor login: the workspace asks for the code' },
+  { table: 'users', column: 'google2fa_secret', use: 'two-factor login: the secret codes are checked against' },
 ];
 
 /**
@@ -179,7 +182,7 @@ export function schemaReportLines(report: SchemaReport): string[] {
       lines.push(`  ${table.table}: ${table.rows} rows; MISSING COLUMNS ${table.missingColumns.join(', ')}`);
     else lines.push(`  ${table.table}: ${table.rows} rows (${REQUIRED_COLUMNS[table.table]?.join(', ')})`);
   }
-  lines.push('optional columns (validity period):');
+  lines.push('optional columns (validity period, two-factor login):');
   for (const optional of report.optional) {
     const use = OPTIONAL_COLUMNS.find((o) => o.table === optional.table && o.column === optional.column)?.use ?? '';
     lines.push(`  ${optional.table}.${optional.column}: ${optional.present ? 'present' : 'absent'} (${use})`);

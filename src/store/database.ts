@@ -13,6 +13,7 @@ export interface Database {
   key_usage: KeyUsageRow;
   key_dates: KeyDateRow;
   marketbob_users: MarketbobUserRow;
+  marketbob_login_steps: MarketbobLoginStepRow;
   webhook_endpoints: WebhookEndpointRow;
   webhook_events: WebhookEventRow;
   webhook_deliveries: WebhookDeliveryRow;
@@ -71,4 +72,14 @@ export interface MarketbobUserRow {
   user_id: number;
   /** SHA-256 (hex) of the MarketBob password hash last taken; '' when MarketBob had none. */
   password_digest: string;
+  /** 1 when the MarketBob user is an author (migration 0012): only authors log in to the workspace. */
+  is_author: number;
+  /** MarketBob's two-factor secret as it stores it (migration 0012); '' when two-factor login is off. */
+  two_factor: string;
+}
+
+/** The last time step a MarketBob user logged in with a code of (migration 0012). */
+export interface MarketbobLoginStepRow {
+  user_id: number;
+  step: number;
 }

@@ -12,6 +12,7 @@ import {
   type ActivitySummary,
   type ImportSession,
   type KeyUse,
+  type MarketbobLoginFacts,
   type RetiredKeyAccount,
   type Store,
   type StoredKey,
@@ -381,6 +382,33 @@ export class KyselyStore implements Store {
         .executeTakeFirst();
       return row === undefined ? undefined : Number(row.user_id);
     });
+  }
+
+  marketbobLogin(username: string): Promise<MarketbobLoginFacts | undefined> {
+    return this.guard(async () => {
+      const row = await this.db
+        .selectFrom('marketbob_users')
+        .select(['user_id', 'is_author', 'two_factor'])
+        .where('username', '=', username)
+        .executeTakeFirst();
+      return row && { userId: Number(row.user_id), isAuthor: Number(row.is_author) === 1, twoFactor: row.two_factor };
+    });
+  }
+
+  claimLoginStep(userId: number, step: number): Promise<boolean> {
+    return this.write(async () => {
+      const result = await this.db
+        .insertInto('marketbob_login_steps')
+        .values({ user_id: userId, step })
+        .onConflict((conflict) =>
+          conflict
+            .column('user_id')
+            .doUpdateSet({ step: (eb) => eb.ref('excluded.step') })
+            .where('marketbob_login_steps.step', '<', step),
+        )
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+    }, false);
   }
 
   runImport<T>(work: (session: ImportSession) => Promise<T>): Promise<T> {

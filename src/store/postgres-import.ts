@@ -9,6 +9,7 @@ import {
   type AccountUpsert,
   ImportRowRejectedError,
   type ImportSession,
+  type MarketbobLoginFacts,
   type MarketbobUserLink,
   type PasswordHashUpsert,
   type ReplacedKey,
@@ -444,6 +445,22 @@ class PostgresImportSession implements ImportSession {
         'INSERT INTO marketbob_users (username, user_id, password_digest) ' +
         'SELECT * FROM unnest($1::text[], $2::int8[], $3::text[])',
       values: [usernames, userIds, rows.map((row) => row.passwordDigest)],
+    });
+  }
+
+  async setMarketbobLoginFacts(rows: readonly MarketbobLoginFacts[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.client.query({
+      name: 'import_marketbob_login_facts',
+      text:
+        'UPDATE marketbob_users m SET is_author = f.is_author, two_factor = f.two_factor ' +
+        'FROM unnest($1::int8[], $2::int4[], $3::text[]) AS f(user_id, is_author, two_factor) ' +
+        'WHERE m.user_id = f.user_id AND (m.is_author <> f.is_author OR m.two_factor <> f.two_factor)',
+      values: [
+        rows.map((row) => row.userId),
+        rows.map((row) => (row.isAuthor ? 1 : 0)),
+        rows.map((row) => row.twoFactor),
+      ],
     });
   }
 

@@ -55,6 +55,8 @@ const DELEGATED = [
   'webhooks',
   'anyAccount',
   'marketbobUserId',
+  'marketbobLogin',
+  'claimLoginStep',
   'runImport',
 ] as const satisfies readonly Delegated[];
 

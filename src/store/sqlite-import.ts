@@ -8,6 +8,7 @@ import {
   type AccountUpsert,
   ImportRowRejectedError,
   type ImportSession,
+  type MarketbobLoginFacts,
   type MarketbobUserLink,
   type PasswordHashUpsert,
   type ReplacedKey,
@@ -313,6 +314,16 @@ class SqliteImportSession implements ImportSession {
     for (const row of rows) {
       unlink.run(row.username, row.userId);
       link.run(row.username, row.userId, row.passwordDigest);
+    }
+  }
+
+  async setMarketbobLoginFacts(rows: readonly MarketbobLoginFacts[]): Promise<void> {
+    const set = this.db.prepare(
+      'UPDATE marketbob_users SET is_author = ?, two_factor = ? WHERE user_id = ? AND (is_author <> ? OR two_factor <> ?)',
+    );
+    for (const row of rows) {
+      const isAuthor = row.isAuthor ? 1 : 0;
+      set.run(isAuthor, row.twoFactor, row.userId, isAuthor, row.twoFactor);
     }
   }
 

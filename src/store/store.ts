@@ -78,10 +78,23 @@ export interface ImportSession {
    */
   linkMarketbobUsers(rows: readonly MarketbobUserLink[]): Promise<void>;
   /**
+   * Sets who may log in, for these MarketBob users already linked (after `linkMarketbobUsers`,
+   * which writes a new link with the defaults): writes only the rows that differ.
+   */
+  setMarketbobLoginFacts(rows: readonly MarketbobLoginFacts[]): Promise<void>;
+  /**
    * Renames an account, with everything that refers to it (its items, password, sessions, keys'
    * history); false, changing nothing, when there is no account `from` or `to` is taken.
    */
   renameAccount(from: string, to: string): Promise<boolean>;
+}
+
+/** Who may log in, for one MarketBob user (migration 0012; see src/marketbob/login-facts.ts). */
+export interface MarketbobLoginFacts {
+  readonly userId: number;
+  readonly isAuthor: boolean;
+  /** MarketBob's `google2fa_secret` as it stores it, a marker when unreadable, '' when two-factor login is off. */
+  readonly twoFactor: string;
 }
 
 /** An account and the MarketBob user it comes from. */
@@ -317,6 +330,14 @@ export interface Store {
    * is MarketBob's, and this service does not generate one for it.
    */
   marketbobUserId(username: string): Promise<number | undefined>;
+  /** Who may log in, for an account that comes from MarketBob (migration 0012); undefined for any other. */
+  marketbobLogin(username: string): Promise<MarketbobLoginFacts | undefined>;
+  /**
+   * Records that the MarketBob user logged in with the code of time step `step`: false, changing
+   * nothing, when a code of that step or a later one was used already (one atomic statement, so
+   * that two processes given the same code cannot both take it).
+   */
+  claimLoginStep(userId: number, step: number): Promise<boolean>;
   /**
    * Runs `work` in one transaction: committed when it resolves, rolled back when it throws
    * (the importer throws to discard an import with bad lines). Other queries of the store keep

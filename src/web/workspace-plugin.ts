@@ -11,6 +11,7 @@ import { decryptApiKey } from '../keys/api-keys.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import { clientIdOf } from '../limits/client-id.js';
 import type { Limits } from '../limits/limits.js';
+import type { AppKey } from '../marketbob/laravel-encryption.js';
 import { KeyManagedByMarketbobError, rotateAccountKey } from '../operations/account-keys.js';
 import { createPasswordChecker, PasswordChecksBusyError } from '../passwords/password-checker.js';
 import { hashPassword, type PasswordCheck } from '../passwords/password-hash.js';
@@ -21,7 +22,9 @@ import type { Store } from '../store/store.js';
 import type { VariantResolver } from '../variants/variant-runtime.js';
 import type { WebhookServiceDeps } from '../webhooks/webhook-endpoints.js';
 import { createLoginAttempts } from './login-attempts.js';
+import { loginGate } from './login-gate.js';
 import { packageRoot } from './package-root.js';
+import { createPendingLogins, PENDING_LOGIN_SECONDS } from './pending-logins.js';
 import {
   CHART_DAYS,
   codeDetails,
@@ -33,6 +36,7 @@ import {
 } from './purchase-codes-page.js';
 import { workspaceLanguages } from './texts/workspace-languages.js';
 import type { WorkspaceTexts } from './texts/workspace-texts.js';
+import { codeStep, normalizeCode } from './two-factor-codes.js';
 import { validationExample } from './validation-example.js';
 import { registerWebhookPages, type WebhookFlash } from './webhooks-page.js';
 import type { WorkspaceSettings } from './workspace-config.js';
@@ -43,6 +47,8 @@ export interface WorkspaceOptions {
     readonly workspace: Readonly<WorkspaceSettings>;
     readonly keyRotationGraceSeconds: number;
     readonly activity: ActivityConfig;
+    /** MarketBob's APP_KEY opens its sellers' two-factor secrets (docs/marketbob.md). */
+    readonly marketbob?: { readonly appKey?: AppKey } | undefined;
   };
   readonly store: Store;
   readonly keys: KeyMaterial;
@@ -150,6 +156,9 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
     maxHours: config.workspace.sessionMaxHours,
   });
   const attempts = createLoginAttempts(limits, config.workspace.loginAttempts);
+  // A right password of a seller with two-factor login waits for the code here: not a session.
+  const pendingLogins = createPendingLogins(keys.digestKey);
+  const appKey = config.marketbob?.appKey;
   // Checks in worker threads, a bounded queue; the dummy hash like most stored ones (read now).
   const passwords = createPasswordChecker({
     storedHashes: () => store.passwordHashSample(HASH_SAMPLE_SIZE),
@@ -198,8 +207,10 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
   async function variantPages(pages: FastifyInstance, prefix: string): Promise<void> {
     const suffix = prefix.replace(/[^A-Za-z0-9]/g, '_');
     const sessionCookie = `mp_session${suffix}`;
+    const pendingCookie = `mp_login${suffix}`;
     const cookiePath = prefix || '/';
     const loginUrl = `${prefix}/login`;
+    const codeUrl = `${prefix}/login/code`;
     const settingsUrl = `${prefix}/workspace/settings`;
 
     await pages.register(csrf, {
@@ -220,6 +231,23 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
       sameSite: 'lax' as const,
       secure: request.protocol === 'https',
     });
+
+    const pendingCookieOptions = (request: FastifyRequest) => ({
+      path: cookiePath,
+      httpOnly: true,
+      sameSite: 'strict' as const,
+      secure: request.protocol === 'https',
+      maxAge: PENDING_LOGIN_SECONDS,
+    });
+
+    /** A new id (and CSRF secret) at every login; a session the browser held before is ended. */
+    const startSession = async (request: FastifyRequest, reply: FastifyReply, username: string) => {
+      const previous = request.cookies[sessionCookie];
+      if (previous) await sessions.end(previous);
+      const sessionId = await sessions.start(username);
+      reply.setCookie(sessionCookie, sessionId, cookieOptions(request));
+      return reply.redirect(settingsUrl, 303);
+    };
 
     const textsOf = (request: FastifyRequest): WorkspaceTexts | undefined => {
       const variant = resolver.forPrefix(prefix, request.host);
@@ -365,7 +393,9 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
           ? t.login.loggedOut
           : query.ended !== undefined
             ? t.login.sessionEnded
-            : undefined;
+            : query.expired !== undefined
+              ? t.login.codeExpired
+              : undefined;
       return renderPage(reply, 200, 'login', {
         ...context(request, reply, t),
         title: t.login.title,
@@ -399,6 +429,9 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
         }
         const account =
           login === '' ? undefined : ((await store.accountByUsername(login)) ?? (await store.accountByEmail(login)));
+        // Read for every account before the password is checked: a buyer refused after a right
+        // password takes the time of a wrong one (see loginGate).
+        const facts = account && (await store.marketbobLogin(account.username));
         // The budgets are taken before the password is checked, by the account (its username and
         // email are one) and the client; see login-attempts.ts.
         const attempt = attempts.admit(account?.username ?? login, clientIdOf(request.ip));
@@ -422,20 +455,113 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
           reply.header('retry-after', String(BUSY_RETRY_SECONDS));
           return again(503, t.login.busy);
         }
-        if (!account || !check?.matches) {
+        const gate = loginGate(facts, appKey);
+        // A MarketBob buyer has no seller workspace: the answer (and its count) of a wrong password.
+        if (!account || !check?.matches || gate.kind === 'notAuthor') {
           await attempt.settle('failed');
           return again(401, t.login.wrongCredentials);
         }
         await attempt.settle('succeeded');
         if (account.status !== 'active') return again(403, t.login.suspended);
+        if (gate.kind === 'marketplaceOnly') {
+          request.log.warn(
+            { reqId: request.id, username: account.username, reason: gate.reason },
+            'login refused: two-factor login on, and its secret cannot be read here',
+          );
+          return again(403, t.login.useMarketplace);
+        }
         // Before the session starts: the session is bound to the hash it was opened with.
         if (check.needsRehash) await store.setPasswordHash(account.username, await hashPassword(password));
-        // A new id (and CSRF secret) at every login; a session the browser held before is ended.
-        const previous = request.cookies[sessionCookie];
-        if (previous) await sessions.end(previous);
-        const sessionId = await sessions.start(account.username);
-        reply.setCookie(sessionCookie, sessionId, cookieOptions(request));
-        return reply.redirect(settingsUrl, 303);
+        if (gate.kind === 'code') {
+          const hash = await store.passwordHash(account.username);
+          if (hash === undefined) return again(401, t.login.wrongCredentials);
+          reply.setCookie(
+            pendingCookie,
+            pendingLogins.issue(account.username, hash, prefix),
+            pendingCookieOptions(request),
+          );
+          return reply.redirect(codeUrl, 303);
+        }
+        return startSession(request, reply, account.username);
+      },
+      { preSessionCsrf: true },
+    );
+
+    /** The pending login of this browser's cookie, or undefined once the reply sends it back to the login page. */
+    const pendingOf = async (request: FastifyRequest, reply: FastifyReply) => {
+      const pending = await pendingLogins.read(request.cookies[pendingCookie], prefix, (username) =>
+        store.passwordHash(username),
+      );
+      if (pending !== undefined) return pending;
+      if (request.cookies[pendingCookie] !== undefined) reply.clearCookie(pendingCookie, pendingCookieOptions(request));
+      reply.redirect(`${loginUrl}?expired=1`, 303);
+      return undefined;
+    };
+
+    const codePage = (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      t: WorkspaceTexts,
+      status: number,
+      shown: { error?: string; missing?: boolean } = {},
+    ) => renderPage(reply, status, 'login-code', { ...context(request, reply, t), title: t.twoFactor.title, ...shown });
+
+    page('GET', codeUrl, async (request, reply, t) => {
+      if ((await pendingOf(request, reply)) === undefined) return reply;
+      return codePage(request, reply, t, 200);
+    });
+
+    page(
+      'POST',
+      codeUrl,
+      async (request, reply, t) => {
+        const pending = await pendingOf(request, reply);
+        if (pending === undefined) return reply;
+        const typed = field(request.body, 'code');
+        // As on the login form: a blank field is said beside it, and no attempt is counted.
+        if (typed.trim() === '') return codePage(request, reply, t, 400, { missing: true });
+        const account = await store.accountByUsername(pending.username);
+        const gate = loginGate(account && (await store.marketbobLogin(account.username)), appKey);
+        if (account === undefined || gate.kind === 'notAuthor') {
+          reply.clearCookie(pendingCookie, pendingCookieOptions(request));
+          return reply.redirect(`${loginUrl}?expired=1`, 303);
+        }
+        const attempt = attempts.admit(account.username, clientIdOf(request.ip));
+        if (!attempt.admitted) {
+          reply.header('retry-after', String(attempt.retryAfter));
+          return codePage(request, reply, t, 429, {
+            error: t.login.tooManyAttempts(Math.ceil(attempt.retryAfter / 60)),
+          });
+        }
+        let step: number | undefined;
+        try {
+          if (gate.kind === 'code') {
+            const code = normalizeCode(typed);
+            step = code === undefined ? undefined : codeStep(gate.secret, code, Date.now());
+            // Used once: the step is taken in the store, shared by every process and instance.
+            if (step !== undefined && !(await store.claimLoginStep(gate.userId, step))) step = undefined;
+          }
+        } catch (error) {
+          await attempt.settle('succeeded');
+          throw error;
+        }
+        if (gate.kind === 'code' && step === undefined) {
+          await attempt.settle('failed');
+          return codePage(request, reply, t, 401, { error: t.twoFactor.wrongCode });
+        }
+        await attempt.settle('succeeded');
+        reply.clearCookie(pendingCookie, pendingCookieOptions(request));
+        // Suspended, or the secret no longer readable, since the password step.
+        if (account.status !== 'active' || gate.kind === 'marketplaceOnly') {
+          return renderPage(reply, 403, 'login', {
+            ...context(request, reply, t),
+            title: t.login.title,
+            username: '',
+            error: account.status !== 'active' ? t.login.suspended : t.login.useMarketplace,
+          });
+        }
+        // Two-factor login turned off meanwhile (`open`): the password was right, the session starts.
+        return startSession(request, reply, account.username);
       },
       { preSessionCsrf: true },
     );

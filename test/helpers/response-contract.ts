@@ -67,7 +67,7 @@ function fitsKeys(value: object, schema: TSchema): boolean {
 }
 
 /** Paths under a variant's base that other surfaces than the API answer. */
-const OTHER_SURFACES = [/^\/openapi\.json$/, /^\/docs(\/|$)/, /^\/(login|logout)$/, /^\/workspace(\/|$)/];
+const OTHER_SURFACES = [/^\/openapi\.json$/, /^\/docs(\/|$)/, /^\/(login|login\/code|logout)$/, /^\/workspace(\/|$)/];
 
 function withoutTrailingSlash(path: string): string {
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;

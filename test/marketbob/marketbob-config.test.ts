@@ -67,7 +67,7 @@ describe('config: the marketbob section', () => {
       ...withFile({ timezone: 'Mars/Olympus', pollSeconds: 0, extra: 1 }),
     });
     expect(problems).toEqual([
-      'marketbob.extra: Unexpected property (known here: url, pollSeconds, mediaBaseUrl, timezone, reconcileMinutes, behindSeconds)',
+      'marketbob.extra: Unexpected property (known here: url, pollSeconds, mediaBaseUrl, timezone, reconcileMinutes, behindSeconds, appKey)',
       'marketbob.pollSeconds: Expected number to be greater than 0',
     ]);
     const bad = problemsOf({

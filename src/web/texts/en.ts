@@ -31,6 +31,18 @@ export const en: WorkspaceTexts = {
     busy: 'Too many people are logging in right now. Please try again in a moment.',
     loggedOut: 'You have logged out.',
     sessionEnded: 'Your session has ended. Please log in again.',
+    useMarketplace:
+      'Your account uses two-factor login, which cannot be checked here right now. Please log in on the marketplace instead.',
+    codeExpired: 'Your login took too long. Please log in again.',
+  },
+  twoFactor: {
+    title: 'Two-factor login',
+    intro: 'Enter the six-digit code that your authenticator app shows for the marketplace.',
+    code: 'Code',
+    submit: 'Verify',
+    codeMissing: 'Enter the six-digit code.',
+    wrongCode: 'The code is not right, or it was used already. Please enter the current code.',
+    startOver: 'Log in again',
   },
   settings: {
     title: 'Settings',

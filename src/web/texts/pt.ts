@@ -31,6 +31,18 @@ export const pt: WorkspaceTexts = {
     busy: 'Muitas pessoas estão entrando agora. Tente novamente em instantes.',
     loggedOut: 'Você saiu.',
     sessionEnded: 'Sua sessão terminou. Entre novamente.',
+    useMarketplace:
+      'Sua conta usa login em duas etapas, que não pode ser verificado aqui agora. Entre pelo marketplace.',
+    codeExpired: 'Seu login demorou demais. Entre novamente.',
+  },
+  twoFactor: {
+    title: 'Login em duas etapas',
+    intro: 'Informe o código de seis dígitos que seu aplicativo autenticador mostra para o marketplace.',
+    code: 'Código',
+    submit: 'Verificar',
+    codeMissing: 'Informe o código de seis dígitos.',
+    wrongCode: 'O código está incorreto ou já foi usado. Informe o código atual.',
+    startOver: 'Entrar novamente',
   },
   settings: {
     title: 'Configurações',

@@ -32,6 +32,24 @@ export interface WorkspaceTexts {
     readonly busy: string;
     readonly loggedOut: string;
     readonly sessionEnded: string;
+    /**
+     * A seller who turned on two-factor login on the marketplace, when this server cannot check
+     * codes (no MarketBob APP_KEY, or a secret it cannot read): refused, pointed to the marketplace.
+     */
+    readonly useMarketplace: string;
+    /** The code page was left too long (or its password changed): the login starts over. */
+    readonly codeExpired: string;
+  };
+  /** The second step of a two-factor login: the six-digit code of the seller's authenticator app. */
+  readonly twoFactor: {
+    readonly title: string;
+    readonly intro: string;
+    readonly code: string;
+    readonly submit: string;
+    readonly codeMissing: string;
+    /** A wrong code, or one used already: never says which. */
+    readonly wrongCode: string;
+    readonly startOver: string;
   };
   readonly settings: {
     readonly title: string;

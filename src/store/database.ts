@@ -13,6 +13,7 @@ export interface Database {
   key_usage: KeyUsageRow;
   key_dates: KeyDateRow;
   marketbob_users: MarketbobUserRow;
+  source_settings: SourceSettingRow;
   webhook_endpoints: WebhookEndpointRow;
   webhook_events: WebhookEventRow;
   webhook_deliveries: WebhookDeliveryRow;
@@ -71,4 +72,10 @@ export interface MarketbobUserRow {
   user_id: number;
   /** SHA-256 (hex) of the MarketBob password hash last taken; '' when MarketBob had none. */
   password_digest: string;
+}
+
+/** One setting of the data's source, such as MarketBob's `api_enabled` (see migration 0010). */
+export interface SourceSettingRow {
+  name: string;
+  value: string;
 }

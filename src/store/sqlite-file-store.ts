@@ -55,6 +55,9 @@ const DELEGATED = [
   'webhooks',
   'anyAccount',
   'marketbobUserId',
+  'approvedItemRowsPage',
+  'sourceSetting',
+  'setSourceSetting',
   'runImport',
 ] as const satisfies readonly Delegated[];
 

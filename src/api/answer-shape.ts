@@ -1,6 +1,4 @@
 import {
-  type MarketbobAccess,
-  marketbobAccess,
   serializeMarketbobAccount,
   serializeMarketbobItem,
   serializeMarketbobPurchaseAroundItem,
@@ -49,5 +47,3 @@ export const MARKETBOB_SHAPE: AnswerShape = {
 export function answerShapeOf(variant: VariantRuntime): AnswerShape {
   return variant.config.shape === 'marketbob' ? MARKETBOB_SHAPE : CONTRACT_SHAPE;
 }
-
-export { type MarketbobAccess, marketbobAccess };

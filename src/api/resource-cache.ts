@@ -2,12 +2,12 @@ import { hash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { ActivityMark } from '../activity/activity-counter.js';
 import type { CacheMetrics, ServiceMetrics } from '../metrics/service-metrics.js';
-import { serializeMarketbobItem } from '../records/marketbob-serialize.js';
+import { type MarketbobAccess, marketbobAccess, serializeMarketbobItem } from '../records/marketbob-serialize.js';
 import type { AccountRow, AccountStatus, ItemRow, ItemStatus, ListedItem, PurchaseRow } from '../records/rows.js';
 import { serializeItemTail } from '../records/serialize.js';
 import type { Store } from '../store/store.js';
 import type { VariantRuntime } from '../variants/variant-runtime.js';
-import { answerShapeOf, type MarketbobAccess, marketbobAccess } from './answer-shape.js';
+import { answerShapeOf } from './answer-shape.js';
 import type { KeyClientMemo } from './api-limits.js';
 import type { MaybePromise } from './maybe-async.js';
 

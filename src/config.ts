@@ -9,6 +9,7 @@ import { buildMarketbobConfig, type MarketbobConfig, MarketbobSchema } from './m
 import { type ServerLimits, ServerSchema } from './server/server-limits.js';
 import { DEFAULT_POSTGRES_TIMEOUTS, type PostgresTimeouts, type StoreLocation } from './store/store-location.js';
 import { languages } from './variants/languages.js';
+import { marketbobVariantTexts } from './variants/marketbob-variant-texts.js';
 import { CurrencySchema, type VariantConfig, VariantSchema } from './variants/variant-config.js';
 import { WorkspaceSchema, type WorkspaceSettings } from './web/workspace-config.js';
 import {
@@ -296,7 +297,7 @@ function buildVariants(file: ConfigFile, storeCurrency: string, problems: string
     if (rate) {
       variants.push({
         lang: variant.lang,
-        texts: languages[variant.lang],
+        texts: variant.shape === 'marketbob' ? marketbobVariantTexts(variant.lang) : languages[variant.lang],
         baseUrl: variant.baseUrl,
         host: base.host,
         prefix: base.prefix,

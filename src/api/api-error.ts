@@ -12,12 +12,28 @@ export class ApiError extends Error {
   constructor(
     readonly kind: ErrorKind,
     readonly detail?: string,
+    /**
+     * Spends the guessing budget whatever its kind: MarketBob's shape answers an unknown key with
+     * its endpoint's own 404 (`No items found`), which must cost a guesser as a 401 would.
+     */
+    readonly guess = false,
   ) {
     super(detail ?? kind);
     this.name = 'ApiError';
   }
 
   private static readonly shared = new Map<ErrorKind, ApiError>();
+  private static readonly guesses = new Map<ErrorKind, ApiError>();
+
+  /** One shared instance per kind, as `of`, that spends the guessing budget (see `guess`). */
+  static guessed(kind: ErrorKind): ApiError {
+    let error = ApiError.guesses.get(kind);
+    if (!error) {
+      error = new ApiError(kind, undefined, true);
+      ApiError.guesses.set(kind, error);
+    }
+    return error;
+  }
 
   /**
    * One shared instance per kind without detail. Failed lookups are common (and attackers make

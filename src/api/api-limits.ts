@@ -134,7 +134,7 @@ export function createApiLimits(limits: Limits, config: LimitsConfig): ApiLimits
         setRateLimitHeaders(reply, error.state);
         return undefined;
       }
-      if (!COUNTED_FAILURES.has(error.kind)) {
+      if (!error.guess && !COUNTED_FAILURES.has(error.kind)) {
         setRateLimitHeaders(reply, request.limitsState);
         return undefined;
       }

@@ -13,10 +13,10 @@ import { type AnswerApiRequest, createApiAnswerer } from './api-answer.js';
 import { type ApiLimits, createApiLimits } from './api-limits.js';
 import type { ApiRequest } from './api-request.js';
 import type { EndpointContext } from './endpoint.js';
+import { endpointsUnder } from './marketbob/marketbob-endpoints.js';
 import { type JsonReply, sendError } from './reply.js';
 import { ResourceCache } from './resource-cache.js';
 import { createRouteTable, type RouteTable } from './route-table.js';
-import { endpoints } from './routes/index.js';
 
 export interface ApiOptions {
   readonly config: { readonly support: boolean; readonly limits: LimitsConfig; readonly activity: ActivityConfig };
@@ -64,7 +64,7 @@ export function createApi({ config, store, keys, resolver, metrics, limits, warn
   const context: EndpointContext = { cache, limits: apiLimits, metrics, keyUsage, activity };
   const refusals = metrics.limiter('client');
   return {
-    routes: createRouteTable(endpoints, resolver.prefixes),
+    routes: createRouteTable((prefix) => endpointsUnder(prefix, resolver.variants), resolver.prefixes),
     admitClient(request, reply, variant) {
       const retryAfter = apiLimits.admitClient(request, reply);
       if (retryAfter === 0) return true;

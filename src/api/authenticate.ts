@@ -32,10 +32,22 @@ const KEY_USE_RESOLUTION_MS = 10_000;
 
 function admit(
   request: ApiRequest,
-  { limits, keyUsage }: EndpointContext,
+  context: EndpointContext,
   account: CachedAccount | undefined,
 ): OrRefusal<CachedAccount> {
   if (account?.status !== 'active') return ApiError.of('invalidRequest');
+  return admitHolder(request, context, account);
+}
+
+/**
+ * The key's holder let in, whatever its status (MarketBob's shape checks it only for account
+ * details): its budgets apply from here on, and its key's use is noted.
+ */
+export function admitHolder(
+  request: ApiRequest,
+  { limits, keyUsage }: EndpointContext,
+  account: CachedAccount,
+): OrRefusal<CachedAccount> {
   const refused = limits.admitAccount(request, account);
   if (refused !== undefined) return refused;
   // "Last used" is shown to the minute: a key calling many times a second is noted once in ten.

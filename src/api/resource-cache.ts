@@ -2,15 +2,12 @@ import { hash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { ActivityMark } from '../activity/activity-counter.js';
 import type { CacheMetrics, ServiceMetrics } from '../metrics/service-metrics.js';
+import { type MarketbobAccess, marketbobAccess, serializeMarketbobItem } from '../records/marketbob-serialize.js';
 import type { AccountRow, AccountStatus, ItemRow, ItemStatus, ListedItem, PurchaseRow } from '../records/rows.js';
-import {
-  serializeAccount,
-  serializeItem,
-  serializeItemTail,
-  serializePurchaseAroundItem,
-} from '../records/serialize.js';
+import { serializeItemTail } from '../records/serialize.js';
 import type { Store } from '../store/store.js';
 import type { VariantRuntime } from '../variants/variant-runtime.js';
+import { answerShapeOf } from './answer-shape.js';
 import type { KeyClientMemo } from './api-limits.js';
 import type { MaybePromise } from './maybe-async.js';
 
@@ -18,6 +15,8 @@ import type { MaybePromise } from './maybe-async.js';
 export interface CachedAccount extends KeyClientMemo {
   readonly username: string;
   readonly status: AccountStatus;
+  /** What MarketBob's shape asks of the account beside its key (see MarketbobAccess). */
+  readonly marketbob: MarketbobAccess;
   /** The whole account-details answer, by variant index; made when first asked for (see ResourceCache). */
   readonly json: readonly (Buffer | undefined)[];
   /** When the key's use was last given to KeyUsage (ms since the epoch; see authenticate). */
@@ -184,6 +183,8 @@ export class ResourceCache {
   private readonly itemLists: LRUCache<string, Buffer | false>;
   private readonly purchases: LRUCache<string, CachedPurchase>;
   private readonly unknownCodes = new LRUCache<string, true>({ max: UNKNOWN_CODE_ENTRIES });
+  /** MarketBob's `actions.api` as the store last said (see apiEnabled); undefined until asked again. */
+  private sourceApiEnabled: boolean | undefined;
   /** Counts the clearings: what a lookup read is kept only if none happened while it waited. */
   private generation = 0;
   /** Hits and misses per cache, each resolved once. */
@@ -229,7 +230,23 @@ export class ResourceCache {
       this.itemLists.clear();
       this.purchases.clear();
       this.unknownCodes.clear();
+      this.sourceApiEnabled = undefined;
     }
+  }
+
+  /**
+   * Whether the data's source has its API on (the `api_enabled` source setting, on when never
+   * set): read once, and again after any change to the store, as every entry here is.
+   */
+  apiEnabled(): MaybePromise<boolean> {
+    return this.sourceApiEnabled ?? this.readApiEnabled();
+  }
+
+  private async readApiEnabled(): Promise<boolean> {
+    const generation = this.generation;
+    const enabled = (await this.store.sourceSetting('api_enabled')) !== '0';
+    if (generation === this.generation) this.sourceApiEnabled = enabled;
+    return enabled;
   }
 
   /**
@@ -366,7 +383,47 @@ export class ResourceCache {
       return cached || undefined;
     }
     this.counted.itemLists.miss();
-    return this.readApprovedItems(key, username, variant);
+    return variant.config.shape === 'marketbob'
+      ? this.readApprovedItemRows(key, username, variant)
+      : this.readApprovedItems(key, username, variant);
+  }
+
+  /**
+   * As readApprovedItems, from whole rows: MarketBob's shape serialises every part of an item
+   * itself (the store's item heads are the contract's).
+   */
+  private async readApprovedItemRows(
+    key: string,
+    username: string,
+    variant: VariantRuntime,
+  ): Promise<Buffer | AsyncIterable<string> | undefined> {
+    const generation = this.generation;
+    const first = await this.store.approvedItemRowsPage(username, Number.MAX_SAFE_INTEGER, LIST_PAGE_SIZE);
+    if (first.length < LIST_PAGE_SIZE) {
+      const answer =
+        first.length === 0 ? false : variant.keptOkBody(ITEMS_HEAD, `[${this.serializeItemRows(first, variant)}]`);
+      if (generation === this.generation) this.itemLists.set(key, answer);
+      return answer || undefined;
+    }
+    return variant.okChunks(ITEMS_HEAD, this.streamItemRows(username, variant, first));
+  }
+
+  private async *streamItemRows(username: string, variant: VariantRuntime, first: ItemRow[]): AsyncGenerator<string> {
+    let page = first;
+    let separator = '[';
+    for (;;) {
+      for (let start = 0; start < page.length; start += STREAM_CHUNK_ITEMS) {
+        yield `${separator}${this.serializeItemRows(page.slice(start, start + STREAM_CHUNK_ITEMS), variant)}`;
+        separator = ',';
+      }
+      if (page.length < LIST_PAGE_SIZE) break;
+      page = await this.store.approvedItemRowsPage(username, (page[page.length - 1] as ItemRow).id, LIST_PAGE_SIZE);
+    }
+    yield ']';
+  }
+
+  private serializeItemRows(items: readonly ItemRow[], variant: VariantRuntime): string {
+    return items.map((item) => serializeMarketbobItem(item, variant.config)).join(',');
   }
 
   private async readApprovedItems(
@@ -418,6 +475,7 @@ export class ResourceCache {
     const entry = held ?? {
       username: row.username,
       status: row.status,
+      marketbob: marketbobAccess(row),
       json: [],
       keyUseNoted: 0,
       limitsClient: undefined,
@@ -425,7 +483,7 @@ export class ResourceCache {
       counterSlot: undefined,
     };
     return variant
-      ? withJson(entry, variant, variant.keptOkBody('"data":', serializeAccount(row, variant.config)))
+      ? withJson(entry, variant, variant.keptOkBody('"data":', answerShapeOf(variant).account(row, variant.config)))
       : entry;
   }
 
@@ -437,9 +495,11 @@ export class ResourceCache {
   ): CachedPurchase {
     const entry = held ?? { row, owner: item?.account, json: [], activity: undefined };
     if (!item || !answerable(entry)) return entry;
-    const [before, after] = serializePurchaseAroundItem(row, item.supported, variant.config, this.support);
-    // The last part closes the purchase's `data` object; the envelope's brace comes after it.
-    const answer = variant.keptOkBody('"data":{"purchase":', before, item.json[variant.index] as Buffer, after, '}');
+    const shape = answerShapeOf(variant);
+    const [before, after] = shape.purchaseAroundItem(row, item.supported, variant.config, this.support);
+    // The last part closes the answer's own objects (the contract's `data`); the envelope's brace comes after it.
+    const itemJson = item.json[variant.index] as Buffer;
+    const answer = variant.keptOkBody(shape.validationHead, before, itemJson, after, shape.validationClose);
     return withJson(entry, variant, answer);
   }
 
@@ -451,7 +511,7 @@ export class ResourceCache {
       answer: [],
       json: [],
     };
-    const json = serializeItem(row, variant.config);
+    const json = answerShapeOf(variant).item(row, variant.config);
     const answer = variant.keptOkBody(ITEM_HEAD, json);
     // The answer ends with the item's JSON and the envelope's closing brace.
     const end = answer.length - 1;

@@ -23,11 +23,15 @@ export interface RouteTable {
   readonly routes: readonly ApiRoute[];
 }
 
-export function createRouteTable(endpoints: readonly Endpoint[], prefixes: readonly string[]): RouteTable {
+/** `endpointsUnder` gives the endpoints registered under each base (see endpointsUnder in marketbob-endpoints.ts). */
+export function createRouteTable(
+  endpointsUnder: (prefix: string) => readonly Endpoint[],
+  prefixes: readonly string[],
+): RouteTable {
   const byPath = new Map<string, ApiRoute>();
   const routes: ApiRoute[] = [];
   for (const prefix of prefixes) {
-    for (const endpoint of endpoints) {
+    for (const endpoint of endpointsUnder(prefix)) {
       const pattern = `${prefix}${endpoint.path}`;
       const route: ApiRoute = { endpoint, prefix, pattern, allow: endpoint.method === 'GET' ? 'GET, HEAD' : 'POST' };
       routes.push(route);

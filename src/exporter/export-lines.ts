@@ -44,6 +44,7 @@ export function accountLine(row: AccountRow, apiKey: string | undefined, passwor
     },
   };
   if (passwordHash !== undefined) line.password_hash = passwordHash;
+  if (row.marketbob !== '') line.marketbob = JSON.parse(row.marketbob);
   return line;
 }
 
@@ -70,6 +71,7 @@ export function itemLine(row: ItemRow): ItemLine {
   };
   // Only the preview fields the type takes, and only those with a value: the importer refuses the others.
   for (const field of PREVIEW_FIELDS_BY_TYPE[row.preview_type]) if (row[field] !== '') line[field] = row[field];
+  if (row.marketbob !== '') line.marketbob = JSON.parse(row.marketbob);
   return line;
 }
 
@@ -85,5 +87,6 @@ export function purchaseLine(row: PurchaseRow): PurchaseLine {
     date: row.date,
   };
   if (row.supported_until !== '') line.supported_until = row.supported_until;
+  if (row.marketbob !== '') line.marketbob = JSON.parse(row.marketbob);
   return line;
 }

@@ -27,6 +27,7 @@ const account: AccountRow = {
   ]),
   avatar: 'https://cdn.example.com/jdoe/avatar.png',
   cover: 'https://cdn.example.com/jdoe/cover.png',
+  marketbob: '',
   key_digest: '',
   key_cipher: '',
 };
@@ -53,6 +54,7 @@ const item: ItemRow = {
   supported: 1,
   status: 'approved',
   published_at: '2023-02-01T00:00:00.000Z',
+  marketbob: '',
 };
 
 const audioItem: ItemRow = {
@@ -86,6 +88,7 @@ const purchase: PurchaseRow = {
   downloaded: 0,
   status: 'active',
   date: '2024-02-01T10:00:00.000Z',
+  marketbob: '',
 };
 
 /** The success envelopes' members after `status`, per endpoint, in a variant's currency. */

@@ -3,6 +3,7 @@ import { API_KEY_PATTERN } from '../domain/api-key-format.js';
 import { passwordHashProblem } from '../domain/password-hash-format.js';
 import type { FieldReader } from './field-reader.js';
 import { MoneySchema } from './field-reader.js';
+import { MarketbobAccountSchema, MarketbobColumnSchema, marketbobText } from './marketbob-values.js';
 import {
   defineRecordTable,
   type ExtrasOf,
@@ -98,6 +99,8 @@ export const ACCOUNTS = defineRecordTable({
     cover: optional({ sql: 'text', stored: Text, field: Url, at: 'profile.cover' }, (url, reader) =>
       reader.optionalUrl('profile.cover', url),
     ),
+    /** MarketBob's own values (see marketbob-values.ts), as JSON; '' when the line had none. */
+    marketbob: optional({ sql: 'text', stored: MarketbobColumnSchema, field: MarketbobAccountSchema }, marketbobText),
   },
 });
 

@@ -7,6 +7,7 @@ import {
   type PreviewType,
 } from '../domain/media.js';
 import { ItemIdSchema, MoneySchema } from './field-reader.js';
+import { MarketbobColumnSchema, MarketbobItemSchema, marketbobText } from './marketbob-values.js';
 import { defineRecordTable, optional, type RecordOf, required } from './record-table.js';
 
 /** An item's status (SPEC 5). */
@@ -109,6 +110,8 @@ export const ITEMS = defineRecordTable({
       { sql: 'text', stored: Text, field: Type.String({ description: 'ISO 8601 with Z or an offset' }) },
       (at, reader) => reader.timestamp('published_at', at),
     ),
+    /** MarketBob's own values (see marketbob-values.ts), as JSON; '' when the line had none. */
+    marketbob: optional({ sql: 'text', stored: MarketbobColumnSchema, field: MarketbobItemSchema }, marketbobText),
   },
 });
 

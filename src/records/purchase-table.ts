@@ -1,6 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { MAX_PURCHASE_CODE_LENGTH, purchaseCodeKey } from '../domain/purchase-code.js';
 import { ItemIdSchema, MoneySchema } from './field-reader.js';
+import { MarketbobColumnSchema, MarketbobPurchaseSchema, marketbobPurchaseText } from './marketbob-values.js';
 import { defineRecordTable, derived, optional, type RecordOf, required } from './record-table.js';
 
 /** A purchase's status (SPEC 5). */
@@ -63,6 +64,11 @@ export const PURCHASES = defineRecordTable({
       (status) => status ?? 'active',
     ),
     date: required({ sql: 'text', stored: Text, field: Timestamp() }, (date, reader) => reader.timestamp('date', date)),
+    /** MarketBob's own values (see marketbob-values.ts), as JSON; '' when the line had none. */
+    marketbob: optional(
+      { sql: 'text', stored: MarketbobColumnSchema, field: MarketbobPurchaseSchema },
+      marketbobPurchaseText,
+    ),
   },
 });
 

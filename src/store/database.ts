@@ -14,6 +14,7 @@ export interface Database {
   key_dates: KeyDateRow;
   marketbob_users: MarketbobUserRow;
   marketbob_login_steps: MarketbobLoginStepRow;
+  source_settings: SourceSettingRow;
   webhook_endpoints: WebhookEndpointRow;
   webhook_events: WebhookEventRow;
   webhook_deliveries: WebhookDeliveryRow;
@@ -82,4 +83,10 @@ export interface MarketbobUserRow {
 export interface MarketbobLoginStepRow {
   user_id: number;
   step: number;
+}
+
+/** One setting of the data's source, such as MarketBob's `api_enabled` (see migration 0010). */
+export interface SourceSettingRow {
+  name: string;
+  value: string;
 }

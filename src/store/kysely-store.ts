@@ -14,6 +14,7 @@ import {
   type KeyUse,
   type MarketbobLoginFacts,
   type RetiredKeyAccount,
+  type SourceSettingName,
   type Store,
   type StoredKey,
   StoreUnavailableError,
@@ -60,6 +61,15 @@ function compileReadQueries(db: Kysely<Database>, dialect: Dialect) {
     approvedItemsPage: db
       .selectFrom('items')
       .select(['id', itemHeadSql(dialect).as('head'), 'price_regular', 'price_extended', 'published_at'])
+      .where('account', '=', '')
+      .where('status', '=', 'approved')
+      .where('id', '<', 0)
+      .orderBy('id', 'desc')
+      .limit(1)
+      .compile(),
+    approvedItemRowsPage: db
+      .selectFrom('items')
+      .selectAll()
       .where('account', '=', '')
       .where('status', '=', 'approved')
       .where('id', '<', 0)
@@ -118,6 +128,36 @@ export class KyselyStore implements Store {
 
   approvedItemsPage(username: string, beforeId: number, limit: number): Promise<ListedItem[]> {
     return this.guard(() => this.runner.all(this.queries.approvedItemsPage, [username, 'approved', beforeId, limit]));
+  }
+
+  approvedItemRowsPage(username: string, beforeId: number, limit: number): Promise<ItemRow[]> {
+    return this.guard(() =>
+      this.runner.all(this.queries.approvedItemRowsPage, [username, 'approved', beforeId, limit]),
+    );
+  }
+
+  sourceSetting(name: SourceSettingName): Promise<string | undefined> {
+    return this.guard(async () => {
+      const row = await this.db
+        .selectFrom('source_settings')
+        .select('value')
+        .where('name', '=', name)
+        .executeTakeFirst();
+      return row?.value;
+    });
+  }
+
+  async setSourceSetting(name: SourceSettingName, value: string): Promise<void> {
+    // Asked first: the follower writes its settings on every pass, and an unchanged one must not
+    // clear every process's caches.
+    if ((await this.sourceSetting(name)) === value) return;
+    await this.write(() =>
+      this.db
+        .insertInto('source_settings')
+        .values({ name, value })
+        .onConflict((conflict) => conflict.column('name').doUpdateSet({ value }))
+        .execute(),
+    );
   }
 
   item(id: number): Promise<ItemRow | undefined> {

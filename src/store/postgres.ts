@@ -186,7 +186,8 @@ const CHANGE_TRIGGER_LOCK = 7_310_455_021;
  * another instance, or someone in psql. Idempotent; instances starting at once take turns.
  */
 async function installChangeTrigger(pool: pg.Pool): Promise<void> {
-  const tables = ['accounts', 'items', 'purchases'];
+  // `source_settings` too: MarketBob's API switch must be heard as a change of the answers.
+  const tables = ['accounts', 'items', 'purchases', 'source_settings'];
   const createTriggers = tables
     .map(
       (table) => `

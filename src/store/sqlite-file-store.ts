@@ -57,6 +57,9 @@ const DELEGATED = [
   'marketbobUserId',
   'marketbobLogin',
   'claimLoginStep',
+  'approvedItemRowsPage',
+  'sourceSetting',
+  'setSourceSetting',
   'runImport',
 ] as const satisfies readonly Delegated[];
 

@@ -339,6 +339,19 @@ export interface Store {
    */
   claimLoginStep(userId: number, step: number): Promise<boolean>;
   /**
+   * Every approved item of the account as a whole row, newest id first, a page as
+   * `approvedItemsPage`: for answers that the store's item heads do not make (MarketBob's shape).
+   */
+  approvedItemRowsPage(username: string, beforeId: number, limit: number): Promise<ItemRow[]>;
+  /** A setting of the data's source (migration 0010), such as `api_enabled`; undefined when never set. */
+  sourceSetting(name: SourceSettingName): Promise<string | undefined>;
+  /**
+   * Sets a setting of the data's source (the MarketBob follower does, from MarketBob's settings).
+   * A change the API's caches hear of, in every process, as of any write; writing the value it
+   * already has changes nothing and tells nobody.
+   */
+  setSourceSetting(name: SourceSettingName, value: string): Promise<void>;
+  /**
    * Runs `work` in one transaction: committed when it resolves, rolled back when it throws
    * (the importer throws to discard an import with bad lines). Other queries of the store keep
    * seeing it as it was until the commit (except on an in-memory SQLite store, which has one
@@ -354,3 +367,9 @@ export interface Store {
   changedSinceLastCheck(now?: number): boolean;
   close(): Promise<void>;
 }
+
+/**
+ * The settings of the data's source the API's answers depend on: `api_enabled` is MarketBob's
+ * `actions.api`, `'1'` or `'0'` (none means on): off, a variant in MarketBob's shape answers 404.
+ */
+export type SourceSettingName = 'api_enabled';

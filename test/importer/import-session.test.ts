@@ -28,6 +28,7 @@ describe.each(TEST_STORES)('the import session (%s)', (kind) => {
     social_links: '[]',
     avatar: '',
     cover: '',
+    marketbob: '',
   });
 
   const item = (id: number, owner: string): ItemRecord => ({
@@ -52,6 +53,7 @@ describe.each(TEST_STORES)('the import session (%s)', (kind) => {
     supported: 0,
     status: 'approved',
     published_at: '2024-01-01T00:00:00.000Z',
+    marketbob: '',
   });
 
   const key = (n: number) => ({ digest: `digest-${n}`, cipher: `cipher-${n}` });

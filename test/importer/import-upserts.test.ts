@@ -48,6 +48,7 @@ describe.each(TEST_STORES)('import upserts (%s)', (kind) => {
         social_links: '[["github","https://github.com/jdoe"],["x","https://x.com/jdoe"]]',
         avatar: 'https://cdn.example.com/a.png',
         cover: 'https://cdn.example.com/c.png',
+        marketbob: '',
         key_digest: expect.stringMatching(/^[0-9a-f]{64}$/),
         key_cipher: expect.any(String),
       });
@@ -74,6 +75,7 @@ describe.each(TEST_STORES)('import upserts (%s)', (kind) => {
         supported: 1,
         status: 'approved',
         published_at: '2023-01-31T22:00:00.000Z',
+        marketbob: '',
       });
 
       const purchase = await temp.store.purchase('abc-123_x');
@@ -87,6 +89,7 @@ describe.each(TEST_STORES)('import upserts (%s)', (kind) => {
         downloaded: 1,
         status: 'active',
         date: '2024-02-01T10:00:00.250Z',
+        marketbob: '',
       });
       expect((await temp.store.item(101))?.id).toBe(101);
     });
@@ -153,6 +156,7 @@ describe.each(TEST_STORES)('import upserts (%s)', (kind) => {
         downloaded: 0,
         status: 'active',
         date: '2024-01-03T00:00:00.000Z',
+        marketbob: '',
       });
     });
 

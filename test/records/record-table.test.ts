@@ -101,6 +101,7 @@ describe('the record tables', () => {
       'registered_at',
       'password_hash',
       'profile',
+      'marketbob',
     ]);
     expect(ACCOUNTS.lineSchema.required).toEqual(['type', 'username', 'email', 'registered_at']);
     expect(Object.keys(ACCOUNTS.lineSchema.properties.profile.properties)).toEqual([
@@ -133,6 +134,7 @@ describe('the record tables', () => {
       'supported',
       'status',
       'published_at',
+      'marketbob',
     ]);
     expect(ITEMS.lineSchema.required).toEqual([
       'type',
@@ -157,6 +159,7 @@ describe('the record tables', () => {
       'downloaded',
       'status',
       'date',
+      'marketbob',
     ]);
     expect(PURCHASES.lineSchema.required).toEqual(['type', 'code', 'item_id', 'license_type', 'price', 'date']);
   });

@@ -9,6 +9,7 @@ import { keyUsage } from './0006-key-usage.js';
 import { marketbobUsers } from './0007-marketbob-users.js';
 import { purchaseActivity } from './0008-purchase-activity.js';
 import { webhooks } from './0009-webhooks.js';
+import { marketbobSource } from './0010-marketbob-source.js';
 import { marketbobLogins } from './0012-marketbob-logins.js';
 
 const ACTIVITY_MIGRATIONS: Record<string, Migration> = { '0008-purchase-activity': purchaseActivity };
@@ -29,6 +30,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
     '0007-marketbob-users': marketbobUsers,
     ...(dialect === 'postgres' ? ACTIVITY_MIGRATIONS : {}),
     '0009-webhooks': webhooks,
+    '0010-marketbob-source': marketbobSource,
     '0012-marketbob-logins': marketbobLogins,
   };
   return { getMigrations: async () => migrations };

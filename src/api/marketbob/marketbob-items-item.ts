@@ -1,0 +1,26 @@
+import { ApiError, unlessRefused } from '../api-error.js';
+import type { Endpoint } from '../endpoint.js';
+import { after } from '../maybe-async.js';
+import { apiKeyParam } from '../params.js';
+import { authenticateHolder } from './marketbob-auth.js';
+import { marketbobItemIdParam } from './marketbob-params.js';
+
+/** One of the author's approved items as MarketBob answers it; 404 `Item Not Found` otherwise, an unknown key too. */
+export const marketbobItemsItem: Endpoint = {
+  method: 'GET',
+  path: '/api/items/item',
+  handle(request, variant, context) {
+    const { texts } = variant.config;
+    const apiKey = apiKeyParam(request, undefined, texts);
+    const itemId = marketbobItemIdParam([request.query], texts);
+    const refusal = ApiError.of('itemNotFound');
+    return unlessRefused(authenticateHolder(request, context, apiKey, refusal), (account) => {
+      if (!account.marketbob.isAuthor || itemId === 0) return refusal;
+      return after(context.cache.item(itemId, variant), (item) =>
+        item?.account !== account.username || item.status !== 'approved'
+          ? refusal
+          : (item.answer[variant.index] as Buffer),
+      );
+    });
+  },
+};

@@ -82,7 +82,7 @@ export interface MarketplaceClient {
 export interface MarketbobClient {
     /** The account that owns the key. */
     account(): Promise<MarketbobAccount>;
-    /** The author's approved items, newest first; [] when MarketBob answers "No items found" (it does for fewer than two). */
+    /** The author's approved items, newest first; [] when the server answers "No items found" (MarketBob's own code does for fewer than two). */
     items(): Promise<MarketbobItem[]>;
     /** One approved item of the author, or null when there is no such item. */
     item(id: number): Promise<MarketbobItem | null>;

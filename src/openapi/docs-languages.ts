@@ -227,10 +227,12 @@ const pt: DocsLanguage = {
       'A chave é desconhecida, o seu usuário não está ativo, ou falta ao perfil nome, sobrenome, nome de usuário, email ou senha',
     "The approved items of the key's author, newest id first.":
       'Os itens aprovados do autor da chave, do id mais novo ao mais antigo.',
-    "The author's approved items, newest id first; fewer than two answer 404 (as MarketBob does)":
-      'Os itens aprovados do autor, do id mais novo ao mais antigo; menos de dois respondem 404 (como no MarketBob)',
-    "The key is no author's, or the author has fewer than two approved items":
-      'A chave não é de um autor, ou o autor tem menos de dois itens aprovados',
+    "The author's approved items, newest id first; none answer 404 (MarketBob's own code also answers 404 for one: we answer the list)":
+      'Os itens aprovados do autor, do id mais novo ao mais antigo; nenhum responde 404 (o próprio código do MarketBob também responde 404 para um só: nós respondemos a lista)',
+    "The key is no author's, or the author has no approved item":
+      'A chave não é de um autor, ou o autor não tem nenhum item aprovado',
+    "The marketplace has switched its API off (MarketBob's actions.api setting)":
+      'O marketplace desligou a sua API (a configuração actions.api do MarketBob)',
     "One approved item of the key's author.": 'Um item aprovado do autor da chave.',
     'The item_id parameter is missing or blank': 'O parâmetro item_id está ausente ou em branco',
     'The item_id parameter is not an integer': 'O parâmetro item_id não é um número inteiro',
@@ -253,8 +255,13 @@ const pt: DocsLanguage = {
     'null when not set': 'null quando não preenchido',
     'The stored object as it is, every key kept; null when not set':
       'O objeto guardado como está, com todas as chaves; null quando não preenchido',
-    "The user's avatar as a URL, else the default avatar's": 'O avatar do usuário como URL, senão o avatar padrão',
-    "The user's cover as a URL, else the default cover's": 'A capa do usuário como URL, senão a capa padrão',
+    "The user's avatar as a URL, else the default avatar's; null when neither is set":
+      'O avatar do usuário como URL, senão o avatar padrão; null quando nenhum está preenchido',
+    "The thumbnail as a URL, else the preview image's; null when neither is set":
+      'A miniatura como URL, senão a imagem de pré-visualização; null quando nenhuma está preenchida',
+    'A URL; null when not set': 'Uma URL; null quando não preenchida',
+    "The user's cover as a URL, else the default cover's; null when neither is set":
+      'A capa do usuário como URL, senão a capa padrão; null quando nenhuma está preenchida',
     'ISO 8601 UTC with six decimals, such as 2024-02-01T16:00:00.000000Z':
       'ISO 8601 UTC com seis casas decimais, como 2024-02-01T16:00:00.000000Z',
     "The category's name": 'O nome da categoria',

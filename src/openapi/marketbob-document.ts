@@ -51,20 +51,21 @@ const CASES: Readonly<Record<MessageName, string>> = {
   apiKeyRequired: 'The api_key parameter is missing or blank',
   invalidRequest:
     'The key is unknown, its user is not active, or the profile lacks a first name, last name, username, email or password',
-  noItemsFound: "The key is no author's, or the author has fewer than two approved items",
+  noItemsFound: "The key is no author's, or the author has no approved item",
   itemIdRequired: 'The item_id parameter is missing or blank',
   itemIdNotInteger: 'The item_id parameter is not an integer',
   itemNotFound: "The key is no author's, or the author has no approved item with this id",
   purchaseCodeRequired: 'The purchase_code parameter is missing or blank',
   invalidPurchaseCode: "The key is no author's, or the code is not an active purchase of the author's items",
+  notFound: "The marketplace has switched its API off (MarketBob's actions.api setting)",
 };
 
 /** The messages each endpoint may answer, by status, in the order the answers are checked. */
 const MESSAGES: Readonly<Record<MarketbobOperation, Readonly<Record<number, readonly MessageName[]>>>> = {
-  accountDetails: { 400: ['apiKeyRequired'], 401: ['invalidRequest'] },
-  itemsAll: { 400: ['apiKeyRequired'], 404: ['noItemsFound'] },
-  itemsItem: { 400: ['apiKeyRequired', 'itemIdRequired', 'itemIdNotInteger'], 404: ['itemNotFound'] },
-  purchaseValidation: { 400: ['apiKeyRequired', 'purchaseCodeRequired'], 404: ['invalidPurchaseCode'] },
+  accountDetails: { 400: ['apiKeyRequired'], 401: ['invalidRequest'], 404: ['notFound'] },
+  itemsAll: { 400: ['apiKeyRequired'], 404: ['noItemsFound', 'notFound'] },
+  itemsItem: { 400: ['apiKeyRequired', 'itemIdRequired', 'itemIdNotInteger'], 404: ['itemNotFound', 'notFound'] },
+  purchaseValidation: { 400: ['apiKeyRequired', 'purchaseCodeRequired'], 404: ['invalidPurchaseCode', 'notFound'] },
 };
 
 function routeOf(operation: MarketbobOperation): RouteContract {

@@ -23,6 +23,8 @@ const amount = (description: string) => Type.Number({ description });
 const nullable = (schema: TSchema, description: string) => Type.Union([schema, Type.Null()], { description });
 
 const Url = Type.String();
+/** A stored path as a URL; null when the row has none (and, for a profile, no default is set). */
+const MediaUrl = (description: string) => nullable(Type.String(), description);
 const Currency = Type.String({ description: "The marketplace's currency code setting" });
 
 export const MarketbobAccount = Type.Object(
@@ -53,8 +55,8 @@ export const MarketbobAccount = Type.Object(
         ),
         media: Type.Object(
           {
-            avatar: Type.String({ description: "The user's avatar as a URL, else the default avatar's" }),
-            cover: Type.String({ description: "The user's cover as a URL, else the default cover's" }),
+            avatar: MediaUrl("The user's avatar as a URL, else the default avatar's; null when neither is set"),
+            cover: MediaUrl("The user's cover as a URL, else the default cover's; null when neither is set"),
           },
           closed,
         ),
@@ -73,16 +75,19 @@ const Screenshots = nullable(
 );
 
 /** An item's media by its preview type: `thumbnail` always, then what that type has. */
+const Thumbnail = MediaUrl("The thumbnail as a URL, else the preview image's; null when neither is set");
+const Preview = MediaUrl('A URL; null when not set');
+
 export const MarketbobImageMedia = Type.Object(
-  { thumbnail: Url, preview_image: Url, screenshots: Screenshots },
+  { thumbnail: Thumbnail, preview_image: Preview, screenshots: Screenshots },
   { ...closed, title: 'MarketbobImageMedia' },
 );
 export const MarketbobVideoMedia = Type.Object(
-  { thumbnail: Url, preview_image: Url, preview_video: Url },
+  { thumbnail: Thumbnail, preview_image: Preview, preview_video: Preview },
   { ...closed, title: 'MarketbobVideoMedia' },
 );
 export const MarketbobAudioMedia = Type.Object(
-  { thumbnail: Url, preview_audio: Url },
+  { thumbnail: Thumbnail, preview_audio: Preview },
   { ...closed, title: 'MarketbobAudioMedia' },
 );
 export const MarketbobItemMedia = Type.Union([MarketbobImageMedia, MarketbobVideoMedia, MarketbobAudioMedia], {
@@ -146,8 +151,9 @@ export const MarketbobItemsAllBody = Type.Object(
   {
     status: Success,
     items: Type.Array(MarketbobItem, {
-      minItems: 2,
-      description: "The author's approved items, newest id first; fewer than two answer 404 (as MarketBob does)",
+      minItems: 1,
+      description:
+        "The author's approved items, newest id first; none answer 404 (MarketBob's own code also answers 404 for one: we answer the list)",
     }),
   },
   closed,
@@ -187,24 +193,25 @@ export function marketbobResponseSchemas(
         [200, MarketbobAccountDetailsBody],
         [400, marketbobErrorBody([missingKey])],
         [401, marketbobErrorBody([messages.invalidRequest])],
+        [404, marketbobErrorBody([messages.notFound])],
       ]);
     case 'itemsAll':
       return new Map([
         [200, MarketbobItemsAllBody],
         [400, marketbobErrorBody([missingKey])],
-        [404, marketbobErrorBody([messages.noItemsFound])],
+        [404, marketbobErrorBody([messages.noItemsFound, messages.notFound])],
       ]);
     case 'itemsItem':
       return new Map([
         [200, MarketbobItemsItemBody],
         [400, marketbobErrorBody([missingKey, messages.itemIdRequired, messages.itemIdNotInteger])],
-        [404, marketbobErrorBody([messages.itemNotFound])],
+        [404, marketbobErrorBody([messages.itemNotFound, messages.notFound])],
       ]);
     case 'purchaseValidation':
       return new Map([
         [200, MarketbobValidationBody],
         [400, marketbobErrorBody([missingKey, messages.purchaseCodeRequired])],
-        [404, marketbobErrorBody([messages.invalidPurchaseCode])],
+        [404, marketbobErrorBody([messages.invalidPurchaseCode, messages.notFound])],
       ]);
   }
 }

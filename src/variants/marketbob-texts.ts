@@ -18,6 +18,8 @@ export interface MarketbobMessages {
   readonly itemNotFound: string;
   readonly purchaseCodeRequired: string;
   readonly invalidPurchaseCode: string;
+  /** Laravel's own 404: MarketBob's API switched off (its `actions.api` setting). */
+  readonly notFound: string;
 }
 
 const en: MarketbobMessages = {
@@ -31,6 +33,7 @@ const en: MarketbobMessages = {
   itemNotFound: 'Item Not Found',
   purchaseCodeRequired: 'The purchase code field is required.',
   invalidPurchaseCode: 'Invalid purchase code',
+  notFound: 'Not Found',
 };
 
 const pt: MarketbobMessages = {
@@ -44,6 +47,7 @@ const pt: MarketbobMessages = {
   itemNotFound: 'Item não encontrado',
   purchaseCodeRequired: 'O campo purchase code é obrigatório.',
   invalidPurchaseCode: 'Código de compra inválido',
+  notFound: 'Não encontrado',
 };
 
 export function marketbobMessages(lang: Lang): MarketbobMessages {

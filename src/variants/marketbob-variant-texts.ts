@@ -26,8 +26,7 @@ export function marketbobVariantTexts(lang: Lang): VariantTexts {
       noItems: said.noItemsFound,
       itemNotFound: said.itemNotFound,
       invalidPurchaseCode: said.invalidPurchaseCode,
-      // Laravel's own words for its 404 (MarketBob's API switched off, a path it does not have).
-      notFound: lang === 'en' ? 'Not Found' : base.messages.notFound,
+      notFound: said.notFound,
     },
     parameter: {
       ...base.parameter,

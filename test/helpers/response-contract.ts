@@ -7,6 +7,7 @@ import { routeResponseSchemas, unroutedResponseSchemas } from '../../src/schemas
 import { type RouteContract, routeContracts } from '../../src/schemas/route-contracts.js';
 import { createVariantResolver } from '../../src/variants/variant-runtime.js';
 import type { VariantTexts } from '../../src/variants/variant-texts.js';
+import { assertMarketbobAnswer, MARKETBOB_OPERATIONS } from './marketbob-contract.js';
 
 /**
  * Checks answers against the contract's schemas (src/schemas): every answer the HTTP suites
@@ -133,10 +134,18 @@ export function createContractChecker(config: Config): ContractChecker {
       if (OTHER_SURFACES.some((surface) => surface.test(path)) || /^\/(admin\/|healthz$|readyz$)/.test(url.pathname)) {
         return;
       }
-      // A variant in MarketBob's shape answers as MarketBob does, not as the contract: its own
-      // tests check its answers byte for byte (test/api/marketbob-shape.test.ts).
-      if (variant.config.shape === 'marketbob') return;
       const method = String(options.method ?? 'GET').toUpperCase();
+      // A variant in MarketBob's shape answers its four endpoints as MarketBob does, not as the
+      // contract: checked against MarketBob's shape (the statuses it has words for; the rest, such
+      // as a spent budget, are our envelope in MarketBob's words, checked by their own tests).
+      if (variant.config.shape === 'marketbob') {
+        const operation = MARKETBOB_OPERATIONS[path];
+        if (operation !== undefined && method !== 'HEAD' && [200, 400, 401, 404].includes(response.statusCode)) {
+          assertMarketbobAnswer(operation, variant.config.lang, response.statusCode, response.body);
+          checked += 1;
+        }
+        return;
+      }
       const where = `${method} ${url.pathname} → ${response.statusCode}`;
       if (method === 'HEAD') {
         if (response.body !== '') throw new Error(`${where}: a HEAD answer has a body`);

@@ -108,7 +108,7 @@ describe.each(TEST_STORES)("%s store: a marketbob variant's document", (kind) =>
         }),
       );
       expect(statuses).toEqual({
-        'get /api/account/details': ['200', '400', '401'],
+        'get /api/account/details': ['200', '400', '401', '404'],
         'get /api/items/all': ['200', '400', '404'],
         'get /api/items/item': ['200', '400', '404'],
         'post /api/purchases/validation': ['200', '400', '404'],
@@ -119,15 +119,19 @@ describe.each(TEST_STORES)("%s store: a marketbob variant's document", (kind) =>
       expect(errors).toEqual([
         ['/api/account/details', 400, 'error', messages.apiKeyRequired],
         ['/api/account/details', 401, 'error', messages.invalidRequest],
+        ['/api/account/details', 404, 'error', messages.notFound],
         ['/api/items/all', 400, 'error', messages.apiKeyRequired],
         ['/api/items/all', 404, 'error', messages.noItemsFound],
+        ['/api/items/all', 404, 'error', messages.notFound],
         ['/api/items/item', 400, 'error', messages.apiKeyRequired],
         ['/api/items/item', 400, 'error', messages.itemIdRequired],
         ['/api/items/item', 400, 'error', messages.itemIdNotInteger],
         ['/api/items/item', 404, 'error', messages.itemNotFound],
+        ['/api/items/item', 404, 'error', messages.notFound],
         ['/api/purchases/validation', 400, 'error', messages.apiKeyRequired],
         ['/api/purchases/validation', 400, 'error', messages.purchaseCodeRequired],
         ['/api/purchases/validation', 404, 'error', messages.invalidPurchaseCode],
+        ['/api/purchases/validation', 404, 'error', messages.notFound],
       ]);
       const item = document.paths['/api/items/item'].get;
       expect(item.parameters).toEqual([expect.objectContaining({ name: 'item_id', in: 'query', required: true })]);

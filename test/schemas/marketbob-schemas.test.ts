@@ -48,7 +48,7 @@ describe("MarketBob's shape: the schemas accept MarketBob's own bodies", () => {
     const statuses = (operation: MarketbobOperation) => [
       ...marketbobResponseSchemas(operation, marketbobMessages('en')).keys(),
     ];
-    expect(statuses('accountDetails')).toEqual([200, 400, 401]);
+    expect(statuses('accountDetails')).toEqual([200, 400, 401, 404]);
     expect(statuses('itemsAll')).toEqual([200, 400, 404]);
     expect(statuses('itemsItem')).toEqual([200, 400, 404]);
     expect(statuses('purchaseValidation')).toEqual([200, 400, 404]);
@@ -147,16 +147,18 @@ describe("MarketBob's shape: the schemas refuse what MarketBob never answers", (
     ).toEqual(["/item must have required property 'version'"]);
   });
 
-  it('refuses a one-item list (MarketBob answers 404 then), and messages of another endpoint or language', () => {
-    expect(problems('itemsAll', 200, { status: 'success', items: [imageItem] })).toEqual([
-      '/items must NOT have fewer than 2 items',
+  it('takes a one-item list (where MarketBob answers 404), refuses an empty one, and messages of another endpoint or language', () => {
+    expect(problems('itemsAll', 200, { status: 'success', items: [imageItem] })).toEqual([]);
+    expect(problems('itemsAll', 200, { status: 'success', items: [] })).toEqual([
+      '/items must NOT have fewer than 1 items',
     ]);
     expect(problems('itemsItem', 404, { status: 'error', msg: 'Invalid purchase code' })).toEqual([
-      '/msg must be equal to constant',
+      '/msg must be equal to one of the allowed values',
     ]);
     expect(problems('itemsItem', 404, { status: 'error', msg: 'Item não encontrado' })).toEqual([
-      '/msg must be equal to constant',
+      '/msg must be equal to one of the allowed values',
     ]);
+    expect(problems('accountDetails', 404, { status: 'error', msg: 'Not Found' })).toEqual([]);
     expect(problems('purchaseValidation', 400, { status: 'error', msg: 'The item id field is required.' })).toEqual([
       '/msg must be equal to one of the allowed values',
     ]);
@@ -164,7 +166,10 @@ describe("MarketBob's shape: the schemas refuse what MarketBob never answers", (
       /required property 'msg'/,
     );
     expect(problems('accountDetails', 404, { status: 'error', msg: 'Invalid request' })).toEqual([
-      "accountDetails has no 404 answer in MarketBob's shape",
+      '/msg must be equal to constant',
+    ]);
+    expect(problems('accountDetails', 403, { status: 'error', msg: 'Invalid request' })).toEqual([
+      "accountDetails has no 403 answer in MarketBob's shape",
     ]);
   });
 });

@@ -154,10 +154,10 @@ export interface MarketbobAccount {
         /** The stored object as it is, every key kept; null when not set */
         social_links: Record<string, unknown> | null;
         media: {
-            /** The user's avatar as a URL, else the default avatar's */
-            avatar: string;
-            /** The user's cover as a URL, else the default cover's */
-            cover: string;
+            /** The user's avatar as a URL, else the default avatar's; null when neither is set */
+            avatar: string | null;
+            /** The user's cover as a URL, else the default cover's; null when neither is set */
+            cover: string | null;
         };
     };
     /** ISO 8601 UTC with six decimals, such as 2024-02-01T16:00:00.000000Z */
@@ -165,21 +165,28 @@ export interface MarketbobAccount {
 }
 /** MarketbobImageMedia: MarketBob's own API (shape 'marketbob'), keys in this order. */
 export interface MarketbobImageMedia {
-    thumbnail: string;
-    preview_image: string;
+    /** The thumbnail as a URL, else the preview image's; null when neither is set */
+    thumbnail: string | null;
+    /** A URL; null when not set */
+    preview_image: string | null;
     /** URLs keyed "0", "1", ... in order; null when the item has none */
     screenshots: Record<string, string> | null;
 }
 /** MarketbobVideoMedia: MarketBob's own API (shape 'marketbob'), keys in this order. */
 export interface MarketbobVideoMedia {
-    thumbnail: string;
-    preview_image: string;
-    preview_video: string;
+    /** The thumbnail as a URL, else the preview image's; null when neither is set */
+    thumbnail: string | null;
+    /** A URL; null when not set */
+    preview_image: string | null;
+    /** A URL; null when not set */
+    preview_video: string | null;
 }
 /** MarketbobAudioMedia: MarketBob's own API (shape 'marketbob'), keys in this order. */
 export interface MarketbobAudioMedia {
-    thumbnail: string;
-    preview_audio: string;
+    /** The thumbnail as a URL, else the preview image's; null when neither is set */
+    thumbnail: string | null;
+    /** A URL; null when not set */
+    preview_audio: string | null;
 }
 /** MarketbobItem: MarketBob's own API (shape 'marketbob'), keys in this order. */
 export interface MarketbobItem {

@@ -43,7 +43,7 @@ describe('the Dockerfile', () => {
     expect(lastStage).toBeGreaterThanOrEqual(1);
     const build = dockerfile.filter((instruction) => instruction.stage < lastStage);
     expect(build.some(({ keyword, args }) => keyword === 'RUN' && /\bg\+\+/.test(args))).toBe(true);
-    expect(build.some(({ keyword, args }) => keyword === 'RUN' && /npm run build/.test(args))).toBe(true);
+    expect(build.some(({ keyword, args }) => keyword === 'RUN' && /tsc -p tsconfig.image.json/.test(args))).toBe(true);
     for (const { keyword, args } of runtime) {
       if (keyword === 'RUN') expect(args).not.toMatch(/apt-get|npm (ci|install)|g\+\+/);
     }

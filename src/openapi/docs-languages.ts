@@ -196,7 +196,6 @@ const pt: DocsLanguage = {
     'The API key in the query string (or the body, on POST); different values in two places: 400':
       'A chave de API na query string (ou no corpo, no POST); valores diferentes em dois lugares: 400',
     // Webhooks (src/schemas/webhook-schemas.ts, openapi-document.ts)
-    "What the service sends to the seller's own endpoints": 'O que o serviço envia aos endpoints do próprio vendedor',
     "A new purchase of one of the seller's items": 'Uma nova compra de um dos itens do vendedor',
     'A purchase was refunded: its code no longer validates':
       'Uma compra foi reembolsada: seu código deixa de ser válido',

@@ -145,7 +145,7 @@ const pt: DocsLanguage = {
     'Only when support is enabled, the item is supported and the purchase has an end date':
       'Só quando o suporte está ativado, o item tem suporte e a compra tem data de fim',
     'A sentence naming the parameter or the fault': 'Uma frase que nomeia o parâmetro ou a falha',
-    // Error cases (SPEC 2.3)
+    // Error cases (docs/api.md 2.3)
     'A parameter is missing, blank, malformed, or sent twice with different values':
       'Um parâmetro está ausente, em branco, malformado, ou foi enviado duas vezes com valores diferentes',
     'The body cannot be parsed': 'O corpo não pode ser lido',

@@ -23,7 +23,7 @@ export interface RouteParam {
 }
 
 /**
- * What one endpoint answers, by the contract (SPEC 2): its success envelope's members after
+ * What one endpoint answers, by the contract (docs/api.md, section 2): its success envelope's members after
  * `status`, its parameters, and the error kinds it may answer with besides those every route has.
  */
 export interface RouteContract {

@@ -145,7 +145,7 @@ const pt: DocsLanguage = {
     'Only when support is enabled, the item is supported and the purchase has an end date':
       'Só quando o suporte está ativado, o item tem suporte e a compra tem data de fim',
     'A sentence naming the parameter or the fault': 'Uma frase que nomeia o parâmetro ou a falha',
-    // Error cases (SPEC 2.3)
+    // Error cases (docs/api.md 2.3)
     'A parameter is missing, blank, malformed, or sent twice with different values':
       'Um parâmetro está ausente, em branco, malformado, ou foi enviado duas vezes com valores diferentes',
     'The body cannot be parsed': 'O corpo não pode ser lido',
@@ -196,7 +196,6 @@ const pt: DocsLanguage = {
     'The API key in the query string (or the body, on POST); different values in two places: 400':
       'A chave de API na query string (ou no corpo, no POST); valores diferentes em dois lugares: 400',
     // Webhooks (src/schemas/webhook-schemas.ts, openapi-document.ts)
-    "What the service sends to the seller's own endpoints": 'O que o serviço envia aos endpoints do próprio vendedor',
     "A new purchase of one of the seller's items": 'Uma nova compra de um dos itens do vendedor',
     'A purchase was refunded: its code no longer validates':
       'Uma compra foi reembolsada: seu código deixa de ser válido',

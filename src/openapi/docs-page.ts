@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { packageRoot } from '../web/package-root.js';
 import type { DocsLanguage } from './docs-languages.js';
 
 /**
@@ -22,13 +23,24 @@ const SWAGGER_UI_FILES: Readonly<Record<string, string>> = {
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
 };
 
-/** Reads Swagger UI's files from the installed package. */
+/**
+ * Reads Swagger UI's files from the installed package, and the page's icon: the workspace's own
+ * (web/public/favicon.svg), so that the docs and the workspace look like one product in a tab.
+ */
 export function swaggerUiAssets(): ReadonlyMap<string, DocsAsset> {
   const staticDir = join(dirname(createRequire(import.meta.url).resolve('@fastify/swagger-ui/package.json')), 'static');
-  return new Map(
-    Object.entries(SWAGGER_UI_FILES).map(([name, type]) => [name, { type, body: readFileSync(join(staticDir, name)) }]),
-  );
+  const favicon = readFileSync(join(packageRoot(), 'web', 'public', 'favicon.svg'));
+  return new Map([
+    ...Object.entries(SWAGGER_UI_FILES).map(([name, type]): [string, DocsAsset] => [
+      name,
+      { type, body: readFileSync(join(staticDir, name)) },
+    ]),
+    [DOCS_FAVICON, { type: 'image/svg+xml', body: favicon }],
+  ]);
 }
+
+/** The icon's name under `{base}/docs/`. */
+export const DOCS_FAVICON = 'favicon.svg';
 
 /**
  * The page's headers: as the workspace's (no framing, no referrer, nothing from elsewhere), with
@@ -56,6 +68,7 @@ export function docsHtml(language: DocsLanguage, prefix: string): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(language.pageTitle)}</title>
+<link rel="icon" href="${at}/${DOCS_FAVICON}" type="image/svg+xml">
 <link rel="stylesheet" href="${at}/swagger-ui.css">
 <link rel="stylesheet" href="${at}/docs.css">
 </head>

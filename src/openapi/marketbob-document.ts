@@ -1,4 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
+import { packageVersion } from '../domain/package-version.js';
 import {
   type MarketbobOperation,
   marketbobResourceSchemas,
@@ -146,8 +147,8 @@ function operationOf(operation: MarketbobOperation, variant: VariantConfig, supp
             in: 'query',
             required: true,
             description: t("The item's id, an integer"),
-            schema: { type: 'string' },
-            example: String(EXAMPLE_ITEM_ID),
+            schema: { type: 'integer', minimum: 1 },
+            example: EXAMPLE_ITEM_ID,
           },
         ]
       : [];
@@ -168,7 +169,7 @@ export function buildMarketbobDocument(variant: VariantConfig, support: boolean)
     openapi: '3.1.0',
     info: {
       title: `marketplace-api (${variant.lang}, MarketBob)`,
-      version: '1.0.0',
+      version: packageVersion(),
       description: language.marketbobInfoDescription({
         lang: variant.lang,
         statusOk: messages.statusOk,

@@ -1,4 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
+import { packageVersion } from '../domain/package-version.js';
 import { resourceSchemas } from '../schemas/resource-schemas.js';
 import { errorEnvelope, routeResponseSchemas } from '../schemas/response-schemas.js';
 import { type RouteContract, type RouteParam, routeContracts, routeErrorKinds } from '../schemas/route-contracts.js';
@@ -27,13 +28,13 @@ import {
  *
  * Each parameter has one place, so that a reader (and Swagger UI's "Try it out") sends it once:
  * GET parameters in the query, the POST's in its body (JSON or form); the key in the security
- * schemes. The other places the API accepts (SPEC 2.1) are said in words. HEAD is a sentence of
+ * schemes. The other places the API accepts (docs/api.md 2.1) are said in words. HEAD is a sentence of
  * the introduction rather than four more operations.
  */
 
 const COMPONENT_NAMES: ReadonlySet<string> = new Set(Object.keys(resourceSchemas));
 
-/** What each error kind is, in the table of SPEC 2.3. */
+/** What each error kind is, in the table of docs/api.md 2.3. */
 const CASES: Readonly<Record<ErrorKind, string>> = {
   badParameter: 'A parameter is missing, blank, malformed, or sent twice with different values',
   malformedRequest: 'The body cannot be parsed',
@@ -142,7 +143,7 @@ function requestBody(route: RouteContract, t: Translate): Json {
       { type: 'string', description: t(field.description), examples: [exampleOf(field)] },
     ]),
   );
-  // Unknown fields are ignored (SPEC 2.2.1), so the body stays open.
+  // Unknown fields are ignored (docs/api.md 2.2.1), so the body stays open.
   const schema = { type: 'object', required: fields.map((field) => field.name), properties };
   const example = Object.fromEntries(fields.map((field) => [field.name, exampleOf(field)]));
   return {
@@ -156,11 +157,25 @@ function requestBody(route: RouteContract, t: Translate): Json {
 }
 
 /** A parameter's example: the demo data's, so "Try it out" answers 200 on a store with the demo data. */
-function exampleOf(param: RouteParam): string {
-  if (param.name === 'item_id') return String(EXAMPLE_ITEM_ID);
-  if (param.name === 'days') return '30';
-  if (param.name === 'limit') return '50';
+function exampleOf(param: RouteParam): string | number {
+  if (param.name === 'item_id') return EXAMPLE_ITEM_ID;
+  if (param.name === 'days') return 30;
+  if (param.name === 'limit') return 50;
   return EXAMPLE_PURCHASE_CODE;
+}
+
+/** The largest whole number of `pattern`'s digits a parameter with no `range` may have (15 of them). */
+const LARGEST_ID = 999_999_999_999_999;
+
+/**
+ * A query parameter's schema. A whole number is an integer, as a client should send it (its digits);
+ * the API reads the query string's text, so `pattern` (blanks around the digits, leading zeros)
+ * is said for the strings it accepts only.
+ */
+function parameterSchema(param: RouteParam): Json {
+  if (param.range) return { type: 'integer', minimum: param.range.min, maximum: param.range.max };
+  if (param.integer) return { type: 'integer', minimum: 1, maximum: LARGEST_ID };
+  return { type: 'string', ...(param.pattern && { pattern: param.pattern }) };
 }
 
 function queryParameters(route: RouteContract, t: Translate): Json[] {
@@ -169,7 +184,7 @@ function queryParameters(route: RouteContract, t: Translate): Json[] {
     in: 'query',
     required: param.required !== false,
     description: t(param.description),
-    schema: { type: 'string', ...(param.pattern && { pattern: param.pattern }) },
+    schema: parameterSchema(param),
     example: exampleOf(param),
   }));
 }
@@ -215,7 +230,6 @@ function webhooks(t: Translate): Json {
               'any other answer, or none, is retried with exponential back-off for about 3 days, so an event may arrive ' +
               'more than once and in any order: use the event id to skip one seen before.',
           ),
-          tags: ['Webhooks'],
           security: [],
           parameters: SIGNATURE_HEADERS.map(([name, description]) => ({
             name,
@@ -254,7 +268,7 @@ export function buildOpenApiDocument(variant: VariantConfig, support: boolean): 
     openapi: '3.1.0',
     info: {
       title: `marketplace-api (${texts.lang})`,
-      version: '1.0.0',
+      version: packageVersion(),
       description: language.infoDescription({
         lang: texts.lang,
         statusOk: texts.statusOk,
@@ -265,10 +279,9 @@ export function buildOpenApiDocument(variant: VariantConfig, support: boolean): 
     },
     servers: [{ url: variantServerUrl(variant) }],
     security: [{ apiKeyHeader: [] }, { bearer: [] }, { apiKeyQuery: [] }],
-    tags: [
-      { name: 'API', description: t('The seller endpoints') },
-      { name: 'Webhooks', description: t("What the service sends to the seller's own endpoints") },
-    ],
+    // Swagger UI shows the webhooks in a section of their own, headed "Webhooks": a tag of that name
+    // would add a second, empty section.
+    tags: [{ name: 'API', description: t('The seller endpoints') }],
     paths,
     webhooks: webhooks(t),
     components: {

@@ -2,7 +2,7 @@ import { type TProperties, Type } from '@sinclair/typebox';
 import type { ErrorKind } from '../variants/error-kinds.js';
 import { Account, ActiveCode, Item, Purchase, PurchaseActivity } from './resource-schemas.js';
 
-/** Where a parameter may be sent (SPEC 2.1); the key may also come as a header or a bearer token. */
+/** Where a parameter may be sent (docs/api.md 2.1); the key may also come as a header or a bearer token. */
 export type ParamSource = 'query' | 'body';
 
 /** A parameter an endpoint reads besides the key. */
@@ -15,10 +15,15 @@ export interface RouteParam {
   readonly required?: false;
   /** A whole number's bounds, for a parameter that is one (its 400 names them). */
   readonly range?: { readonly min: number; readonly max: number };
+  /**
+   * A whole number, documented as an integer (a query string's digits; `pattern` says what text the
+   * API reads as one). A parameter with a `range` is one too.
+   */
+  readonly integer?: true;
 }
 
 /**
- * What one endpoint answers, by the contract (SPEC 2): its success envelope's members after
+ * What one endpoint answers, by the contract (docs/api.md, section 2): its success envelope's members after
  * `status`, its parameters, and the error kinds it may answer with besides those every route has.
  */
 export interface RouteContract {
@@ -68,6 +73,7 @@ export const routeContracts: readonly RouteContract[] = [
         description: 'A positive integer: digits only, at most 15 (007 is item 7)',
         sources: ['query'],
         pattern: '^\\s*\\d{1,15}\\s*$',
+        integer: true,
       },
     ],
     success: { item: Item },

@@ -110,6 +110,14 @@ describe('the docs page', () => {
         // Six operations (HEAD is a sentence of the introduction) and six webhooks, no framework's top bar or logo.
         await expect.poll(() => page.locator('.opblock').count()).toBe(12);
         expect(await page.locator('.topbar, img[alt*="Swagger" i], .topbar-wrapper').count()).toBe(0);
+        // One section of webhooks, under Swagger UI's own heading: no tag section of that name beside it.
+        expect(await page.locator('.opblock-tag-section').count()).toBe(1);
+        expect(await page.locator('.webhooks h2').allInnerTexts()).toEqual(['Webhooks']);
+        // The tab's icon, from the page's own origin.
+        const icon = await page.locator('link[rel="icon"]').getAttribute('href');
+        expect(icon).toBe(`${variant.base}/docs/favicon.svg`);
+        const iconResponse = await page.request.get(`${origin}${icon}`);
+        expect([iconResponse.status(), iconResponse.headers()['content-type']]).toEqual([200, 'image/svg+xml']);
         expect(await page.locator('.info .title').innerText()).toContain(`marketplace-api (${variant.lang})`);
         expect(await page.locator('.info a[href$="/openapi.json"]').getAttribute('href')).toBe(
           `${variant.base}/openapi.json`,

@@ -125,7 +125,7 @@ describe.each(TEST_STORES)('%s store: the served documents', (kind) => {
       const item = document.paths['/api/items/item'].get;
       expect(item.parameters).toEqual([expect.objectContaining({ name: 'item_id', in: 'query', required: true })]);
       // The demo data's item and code, so that "Try it out" answers 200 on a store with the demo data.
-      expect(item.parameters[0].example).toBe(String(DEMO_ITEM_ID));
+      expect(item.parameters[0].example).toBe(DEMO_ITEM_ID);
       const validation = document.paths['/api/purchases/validation'].post;
       expect(validation.parameters).toBeUndefined();
       expect(validation.requestBody.required).toBe(true);
@@ -148,6 +148,27 @@ describe.each(TEST_STORES)('%s store: the served documents', (kind) => {
       expect(document.info.description).toContain(
         variant.lang === 'pt' ? 'também responde a HEAD' : 'also answers HEAD',
       );
+    });
+
+    it("says the package's version, has one Webhooks section, and types whole numbers as integers", async () => {
+      const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+      expect(document.info.version).toBe(manifest.version);
+      // Swagger UI heads the webhooks "Webhooks" itself: a tag of that name would be a second heading.
+      expect(document.tags.map((tag: Json) => tag.name)).toEqual(['API']);
+      for (const hook of Object.values<Json>(document.webhooks)) expect(hook.post.tags).toBeUndefined();
+      const itemId = document.paths['/api/items/item'].get.parameters[0];
+      expect(itemId.schema).toEqual({ type: 'integer', minimum: 1, maximum: 999_999_999_999_999 });
+      const top = document.paths['/api/purchases/activity/top'].get.parameters;
+      expect(top.map((param: Json) => [param.name, param.schema, param.example])).toEqual([
+        ['days', { type: 'integer', minimum: 1, maximum: 90 }, 30],
+        ['limit', { type: 'integer', minimum: 1, maximum: 100 }, 50],
+      ]);
+      // An integer in a query string is its digits, which the API reads as one.
+      const response = await t.app.inject({
+        url: url(variant, '/api/items/item', [['item_id', String(ITEMS.i101.line.id)]]),
+        headers: { 'x-api-key': KEYS.alice },
+      });
+      expect(response.statusCode).toBe(200);
     });
 
     it("speaks the variant's language in every text", () => {

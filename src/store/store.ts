@@ -77,6 +77,8 @@ export interface ImportSession {
    * stored). A link that held the same user id or the same username before is replaced.
    */
   linkMarketbobUsers(rows: readonly MarketbobUserLink[]): Promise<void>;
+  /** Forgets which MarketBob user these accounts are: their keys are this service's again. */
+  unlinkMarketbobUsers(usernames: readonly string[]): Promise<void>;
   /**
    * Renames an account, with everything that refers to it (its items, password, sessions, keys'
    * history); false, changing nothing, when there is no account `from` or `to` is taken.

@@ -98,7 +98,7 @@ export const FOLLOWED_INDEXES: readonly { readonly table: string; readonly colum
 
 /** Tables the bridge reads when they exist. */
 export const OPTIONAL_TABLES: readonly { readonly table: string; readonly use: string }[] = [
-  { table: 'item_discounts', use: 'the price while a discount is active (status 1)' },
+  { table: 'item_discounts', use: 'the price while a discount is active' },
   { table: DELETION_LOG, use: 'deletions followed within a poll (without it: within reconcileMinutes)' },
 ];
 

@@ -48,11 +48,14 @@ export class MarketbobReader {
 
   /**
    * Users saved after (`since`, `afterId`) in (`updated_at`, `id`) order, `since` being MarketBob's
-   * wall-clock text: one range of the index on `updated_at` (InnoDB keeps the id in it).
+   * wall-clock text: one range of the index on `updated_at` (InnoDB keeps the id in it). Written as
+   * `updated_at > since OR (updated_at = since AND id > afterId)`: MariaDB then bounds the range by
+   * both columns, where `updated_at >= since AND (... OR id > afterId)` walks every row saved in
+   * the mark's second at every poll.
    */
   async usersUpdatedSince(since: string, limit: number, afterId = 0): Promise<Changed<UserRow>[]> {
     return this.users(
-      sql`u.updated_at >= ${since} AND (u.updated_at > ${since} OR u.id > ${afterId}) ORDER BY u.updated_at, u.id`,
+      sql`(u.updated_at > ${since} OR (u.updated_at = ${since} AND u.id > ${afterId})) ORDER BY u.updated_at, u.id`,
       limit,
     );
   }
@@ -63,7 +66,7 @@ export class MarketbobReader {
 
   async itemsUpdatedSince(since: string, limit: number, afterId = 0): Promise<Changed<ItemRow>[]> {
     return this.items(
-      sql`i.updated_at >= ${since} AND (i.updated_at > ${since} OR i.id > ${afterId}) ORDER BY i.updated_at, i.id`,
+      sql`(i.updated_at > ${since} OR (i.updated_at = ${since} AND i.id > ${afterId})) ORDER BY i.updated_at, i.id`,
       limit,
     );
   }
@@ -74,7 +77,7 @@ export class MarketbobReader {
 
   async purchasesUpdatedSince(since: string, limit: number, afterId = 0): Promise<Changed<PurchaseRow>[]> {
     return this.purchases(
-      sql`p.updated_at >= ${since} AND (p.updated_at > ${since} OR p.id > ${afterId}) ORDER BY p.updated_at, p.id`,
+      sql`(p.updated_at > ${since} OR (p.updated_at = ${since} AND p.id > ${afterId})) ORDER BY p.updated_at, p.id`,
       limit,
     );
   }
@@ -93,7 +96,7 @@ export class MarketbobReader {
   /** Rows of `item_discounts` saved after (`since`, `afterId`): a discount changed, or its status set by MarketBob's schedule. */
   async discountsUpdatedSince(since: string, limit: number, afterId = 0): Promise<Changed<DiscountRow>[]> {
     return this.discountRows(
-      sql`d.updated_at >= ${since} AND (d.updated_at > ${since} OR d.id > ${afterId}) ORDER BY d.updated_at, d.id`,
+      sql`(d.updated_at > ${since} OR (d.updated_at = ${since} AND d.id > ${afterId})) ORDER BY d.updated_at, d.id`,
       limit,
     );
   }

@@ -277,6 +277,7 @@ export class MarketbobFollower {
     if (users.rows.length + items.rows.length + purchases.rows.length + deletions.lines.length === 0) {
       this.categories = categories;
       if (discounts !== undefined) this.advance([discounts]);
+      forgetDeleted(state, deletions);
       if (lastDeletion !== undefined) this.deletionsMark = lastDeletion.id;
       return { rowsRead, changed: 0, complete };
     }

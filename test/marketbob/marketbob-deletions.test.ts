@@ -6,6 +6,7 @@ import { MarketbobFollower } from '../../src/marketbob/marketbob-follower.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
 import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
+import { logIn } from '../web/workspace-forms.js';
 import {
   createMarketbobDatabase,
   eventually,
@@ -94,6 +95,9 @@ describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('marketbob deletions, throu
     expect((await get('/api/account/details', leaverKey)).statusCode).toBe(200);
     expect((await validate(sold.code, leaverKey)).statusCode).toBe(200);
     expect((await validate(bought.code)).statusCode).toBe(200);
+    const { response, jar } = await logIn(test.app, '', 'leaver', 'secret-password');
+    expect(response.statusCode).toBe(303);
+    expect((await test.app.inject({ url: '/workspace/settings', cookies: jar })).statusCode).toBe(200);
 
     await database.query('DELETE FROM users WHERE id = ?', [leaver]);
     await eventually(async () => {
@@ -109,6 +113,10 @@ describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('marketbob deletions, throu
     expect((await test.store.purchase(sold.code))?.status).toBe('cancelled');
     // As a buyer too: the purchase cascaded with the user stops validating for its seller.
     expect((await validate(bought.code)).body).toBe(INVALID_CODE);
+    // The workspace session ends at its next request.
+    const ended = await test.app.inject({ url: '/workspace/settings', cookies: jar });
+    expect(ended.statusCode).toBe(303);
+    expect(ended.headers.location).toBe('/login?ended=1');
   });
 
   it('a deleted item answers 404 within 5 s, and its codes no longer validate', async () => {

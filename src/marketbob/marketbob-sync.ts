@@ -16,7 +16,7 @@ import {
   SourceState,
 } from './marketbob-writer.js';
 import type { MappingContext, UserRow } from './row-mapping.js';
-import { REQUIRED_COLUMNS, tableColumns } from './schema-check.js';
+import { DISCOUNT_COLUMNS, REQUIRED_COLUMNS, tableColumns } from './schema-check.js';
 import { createWallClock } from './wall-clock.js';
 
 export type { RowReport } from './marketbob-writer.js';
@@ -83,7 +83,8 @@ export async function openSource(db: MarketbobDb, config: MarketbobConfig): Prom
   if (missing.length > 0) {
     throw new Error(`not a MarketBob database this bridge can read: missing ${missing.join(', ')}`);
   }
-  const discounts = columns.has('item_discounts');
+  // Read only when it has every column the bridge reads (a table of another shape is ignored).
+  const discounts = DISCOUNT_COLUMNS.every((column) => columns.get('item_discounts')?.has(column) === true);
   const reader = new MarketbobReader(db, columns.get('items')?.has('validity_prices') ?? false, discounts);
   const settings = readSettings(await reader.settings());
   const timezone = effectiveTimezone(config.timezone, settings);

@@ -96,6 +96,16 @@ export const FOLLOWED_INDEXES: readonly { readonly table: string; readonly colum
   { table: 'purchases', column: 'item_id' },
 ];
 
+/** The columns of `item_discounts` the bridge reads: without one of them the table is not read. */
+export const DISCOUNT_COLUMNS: readonly string[] = [
+  'id',
+  'item_id',
+  'regular_price',
+  'extended_price',
+  'status',
+  'updated_at',
+];
+
 /** Tables the bridge reads when they exist. */
 export const OPTIONAL_TABLES: readonly { readonly table: string; readonly use: string }[] = [
   { table: 'item_discounts', use: 'the price while a discount is active' },
@@ -122,7 +132,12 @@ export interface SchemaReport {
   readonly tables: readonly TableReport[];
   readonly optional: readonly { readonly table: string; readonly column: string; readonly present: boolean }[];
   readonly missingIndexes: readonly MissingIndex[];
-  readonly optionalTables: readonly { readonly table: string; readonly present: boolean }[];
+  readonly optionalTables: readonly {
+    readonly table: string;
+    readonly present: boolean;
+    /** Columns the bridge reads that the table lacks (it is then not read). */
+    readonly missingColumns: readonly string[];
+  }[];
   /** The deletion log's triggers this user can see (see deletion-log.ts: a read-only user sees none). */
   readonly triggers: readonly string[];
   /** What creates the deletion log, when it is missing. */
@@ -182,7 +197,14 @@ export async function checkSchema(db: MarketbobDb): Promise<SchemaReport> {
   return {
     database,
     version: versionRows[0]?.version ?? '',
-    optionalTables: OPTIONAL_TABLES.map(({ table }) => ({ table, present: columns.has(table) })),
+    optionalTables: OPTIONAL_TABLES.map(({ table }) => ({
+      table,
+      present: columns.has(table),
+      missingColumns:
+        table === 'item_discounts' && columns.has(table)
+          ? DISCOUNT_COLUMNS.filter((column) => !columns.get(table)?.has(column))
+          : [],
+    })),
     triggers: DELETION_TRIGGERS.filter(({ name }) => visible.has(name)).map(({ name }) => name),
     deletionLogDdl: columns.has(DELETION_LOG) ? [] : deletionLogDdl(columns.has('item_discounts')),
     tables,
@@ -213,7 +235,12 @@ export function schemaReportLines(report: SchemaReport): string[] {
   lines.push('optional tables:');
   for (const optional of report.optionalTables) {
     const use = OPTIONAL_TABLES.find((o) => o.table === optional.table)?.use ?? '';
-    lines.push(`  ${optional.table}: ${optional.present ? 'present' : 'absent'} (${use})`);
+    const state = !optional.present
+      ? 'absent'
+      : optional.missingColumns.length > 0
+        ? `present, without ${optional.missingColumns.join(', ')}: not read`
+        : 'present';
+    lines.push(`  ${optional.table}: ${state} (${use})`);
   }
   if (report.deletionLogDdl.length > 0) {
     lines.push(

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { purchaseCodeKey } from '../domain/purchase-code.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import { type Store, unavailableReason } from '../store/store.js';
 import type { StoreLocation } from '../store/store-location.js';
@@ -237,6 +238,14 @@ export class MarketbobFollower {
       ? await readDeletions(this.options.db, this.deletionsMark, this.pollRows)
       : [];
     const deletions = await deletedRows(this.options.store, state, deletionLog);
+    // A row read above and deleted since (even one new in this poll, which the store never held)
+    // is not written: the log says it is gone.
+    users.rows = users.rows.filter((row) => !deletions.userIds.has(Number(row.id)));
+    items.rows = items.rows.filter((row) => !deletions.itemIds.has(Number(row.id)));
+    purchases.rows = purchases.rows.filter((row) => {
+      const key = purchaseCodeKey((row.code ?? '').trim());
+      return key === undefined || !deletions.codeKeys.has(key);
+    });
     const reread = new Set([...(discounts?.rows ?? []).map((row) => Number(row.item_id)), ...deletions.discountsGone]);
     for (const id of deletions.itemIds) reread.delete(id);
     if (reread.size > 0) items.rows = union(items.rows, await reader.itemsById([...reread]));

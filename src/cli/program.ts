@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { runExportCommand } from '../exporter/export-command.js';
 import { runImportCommand } from '../importer/import-command.js';
 import { loadKeyMaterial } from '../keys/key-material.js';
-import { runMarketbobCheck, runMarketbobSync } from '../marketbob/marketbob-commands.js';
+import { runMarketbobCheck, runMarketbobSync, runMarketbobUnlink } from '../marketbob/marketbob-commands.js';
 import { KeyManagedByMarketbobError, rotateAccountKey, showKey } from '../operations/account-keys.js';
 import { readSnapshot } from '../store/snapshot.js';
 import { addAccountCommands } from './accounts-commands.js';
@@ -157,7 +157,7 @@ export function createProgram({ loadConfig, version }: ProgramOptions): Command 
   return program;
 }
 
-/** `marketbob check` and `marketbob sync`: a MarketBob marketplace's database as the source (docs/marketbob.md). */
+/** `marketbob check`, `sync` and `unlink`: a MarketBob marketplace's database as the source (docs/marketbob.md). */
 function addMarketbobCommands(program: Command, loadConfig: () => CliConfig, withStore: WithStore): void {
   const marketbob = program
     .command('marketbob')
@@ -185,7 +185,24 @@ function addMarketbobCommands(program: Command, loadConfig: () => CliConfig, wit
       ),
     )
     .action(async () => {
-      if ((await runMarketbobCheck(source())) !== 'ok') process.exitCode = EXIT.failed;
+      if ((await runMarketbobCheck(source(), {}, loadConfig().variants)) !== 'ok') process.exitCode = EXIT.failed;
+    });
+  marketbob
+    .command('unlink')
+    .description(
+      'Unlink every account (or one) from MarketBob, so that keys are generated here again; refused while the bridge is configured, unless --force',
+    )
+    .argument('[username]', 'only this account')
+    .option('--force', 'unlink even though a MarketBob database is configured (its next sync links them again)')
+    .addHelpText('after', examples('npm run cli -- marketbob unlink', 'npm run cli -- marketbob unlink jdoe'))
+    .action(async (username: string | undefined, options: { force?: boolean }) => {
+      const outcome = await withStore((store, config) =>
+        runMarketbobUnlink(
+          { username, force: options.force === true, configured: config.marketbob !== undefined },
+          store,
+        ),
+      );
+      if (outcome !== 'ok') process.exitCode = EXIT.failed;
     });
   marketbob
     .command('sync')

@@ -5,8 +5,10 @@ import type { KeyMaterial } from '../keys/server-secret.js';
 import type { Store } from '../store/store.js';
 import { describeMarketbobUrl, type MarketbobConfig } from './marketbob-config.js';
 import { openMarketbob } from './marketbob-connection.js';
+import { MarketbobReader } from './marketbob-reader.js';
+import { readSettings } from './marketbob-settings.js';
 import { type RowReport, type SyncProgress, type SyncResult, syncMarketbob } from './marketbob-sync.js';
-import { checkSchema, schemaReportLines } from './schema-check.js';
+import { checkSchema, schemaReportLines, settingsReportLines } from './schema-check.js';
 
 export interface CommandStreams {
   readonly stdout?: OutputStream;
@@ -32,13 +34,21 @@ function reasonOf(error: unknown): string {
 export async function runMarketbobCheck(
   marketbob: MarketbobConfig,
   streams: CommandStreams = {},
+  /** The configured variants: a warning for each whose currency is not MarketBob's. */
+  variants: readonly { readonly lang: string; readonly currency: string }[] = [],
 ): Promise<CommandOutcome> {
   const stdout = streams.stdout ?? process.stdout;
   const stderr = streams.stderr ?? process.stderr;
   const db = openMarketbob(marketbob.url, { connections: 1 });
   try {
     const report = await checkSchema(db);
-    print(stdout, schemaReportLines(report));
+    const lines = schemaReportLines(report);
+    if (report.usable) {
+      const settings = readSettings(await new MarketbobReader(db, false).settings());
+      // Before the verdict, the last line.
+      lines.splice(-1, 0, ...settingsReportLines(settings, marketbob.timezone, variants));
+    }
+    print(stdout, lines);
     return report.usable ? 'ok' : 'failed';
   } catch (error) {
     print(stderr, [`cannot read MarketBob at ${describeMarketbobUrl(marketbob.url)}: ${reasonOf(error)}`]);
@@ -136,4 +146,43 @@ export async function runMarketbobSync(
   } finally {
     await db.destroy();
   }
+}
+
+/**
+ * `marketbob unlink [username]`: forgets which MarketBob user every account (or the one named)
+ * is, so that this service generates their keys again (a marketplace that leaves MarketBob). The
+ * accounts, their keys and passwords stay as they are. Refused while the bridge is configured
+ * (its next sync would link them again) unless `force`.
+ */
+export async function runMarketbobUnlink(
+  options: { readonly username?: string; readonly force: boolean; readonly configured: boolean },
+  store: Store,
+  streams: CommandStreams = {},
+): Promise<CommandOutcome> {
+  const stdout = streams.stdout ?? process.stdout;
+  const stderr = streams.stderr ?? process.stderr;
+  if (options.configured && !options.force) {
+    print(stderr, [
+      'refused: the bridge is configured (MARKETBOB_DATABASE_URL or marketbob.url), and its next sync or poll links the accounts again; unset it first, or pass --force',
+    ]);
+    return 'failed';
+  }
+  const unlinked = await store.runImport(async (session) => {
+    const linked = (await session.marketbobUsers()).map((link) => link.username);
+    const names = options.username === undefined ? linked : linked.filter((name) => name === options.username);
+    await session.unlinkMarketbobUsers(names);
+    return names.sort();
+  });
+  if (options.username !== undefined && unlinked.length === 0) {
+    print(stderr, [`account ${JSON.stringify(options.username)} is not linked to MarketBob: nothing done`]);
+    return 'failed';
+  }
+  const lines = unlinked.map((name) => `unlinked ${name}`);
+  lines.push(
+    unlinked.length === 0
+      ? 'no account is linked to MarketBob: nothing done'
+      : `unlinked ${unlinked.length} ${unlinked.length === 1 ? 'account' : 'accounts'} from MarketBob: their keys can be generated here again`,
+  );
+  print(stdout, lines);
+  return 'ok';
 }

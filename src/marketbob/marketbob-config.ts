@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { type AppKey, parseAppKey } from './laravel-encryption.js';
+import { isTimeZone } from './marketbob-settings.js';
 
 /**
  * The config file's `marketbob` section: where a MarketBob marketplace's database is and how to
@@ -20,7 +21,11 @@ export const MarketbobSchema = Type.Object(
       }),
     ),
     timezone: Type.Optional(
-      Type.String({ minLength: 1, description: "MarketBob's APP_TIMEZONE (an IANA zone such as Europe/Lisbon)" }),
+      Type.String({
+        minLength: 1,
+        description:
+          "MarketBob's time zone (an IANA zone such as Europe/Lisbon); overrides its settings' general.timezone",
+      }),
     ),
     reconcileMinutes: Type.Optional(
       Type.Number({
@@ -55,7 +60,11 @@ export interface MarketbobConfig {
   readonly pollSeconds: number;
   /** Without a trailing slash; media paths are joined to it with one. */
   readonly mediaBaseUrl: string;
-  readonly timezone: string;
+  /**
+   * MarketBob's zone as configured: overrides its `general.timezone` setting. Undefined: the
+   * setting's zone, else UTC (see `effectiveTimezone`).
+   */
+  readonly timezone?: string | undefined;
   readonly reconcileMinutes: number;
   /**
    * How long the store may go without catching up with MarketBob (while no attempt fails) before
@@ -69,17 +78,7 @@ export interface MarketbobConfig {
   readonly appKey?: AppKey;
 }
 
-export const MARKETBOB_DEFAULTS = { pollSeconds: 2, timezone: 'UTC', reconcileMinutes: 10, behindSeconds: 30 } as const;
-
-/** A zone the runtime knows (Intl throws a RangeError for any other). */
-export function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}
+export const MARKETBOB_DEFAULTS = { pollSeconds: 2, reconcileMinutes: 10, behindSeconds: 30 } as const;
 
 /** The URL without its password (and user), for messages and logs. */
 export function describeMarketbobUrl(url: string): string {
@@ -118,8 +117,9 @@ export function buildMarketbobConfig(
   if (parsed === undefined || parsed.protocol !== 'mysql:' || parsed.hostname === '' || parsed.pathname.length < 2) {
     problems.push(`${where}: must be mysql://USER:PASS@HOST:PORT/DB`);
   }
-  const timezone = env.MARKETBOB_TIMEZONE?.trim() || section?.timezone || MARKETBOB_DEFAULTS.timezone;
-  if (!isTimeZone(timezone)) problems.push(`marketbob.timezone: ${JSON.stringify(timezone)} is not a known time zone`);
+  const timezone = env.MARKETBOB_TIMEZONE?.trim() || section?.timezone || undefined;
+  if (timezone !== undefined && !isTimeZone(timezone))
+    problems.push(`marketbob.timezone: ${JSON.stringify(timezone)} is not a known time zone`);
   const givenMediaBaseUrl = env.MARKETBOB_MEDIA_BASE_URL?.trim() || section?.mediaBaseUrl;
   const mediaBaseUrl = (givenMediaBaseUrl ?? '').replace(/\/+$/, '');
   if (givenMediaBaseUrl === undefined) {

@@ -1,17 +1,21 @@
 import type { Logger } from 'pino';
+import { purchaseCodeKey } from '../domain/purchase-code.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import { type Store, unavailableReason } from '../store/store.js';
 import type { StoreLocation } from '../store/store-location.js';
+import { deletedRows, forgetDeleted } from './deleted-rows.js';
+import { deletionsWatermark, readDeletions } from './deletion-log.js';
 import type { MarketbobConfig } from './marketbob-config.js';
 import type { MarketbobDb } from './marketbob-connection.js';
-import type { Changed } from './marketbob-reader.js';
+import type { Changed, DiscountRow } from './marketbob-reader.js';
 import { reconcileMarketbob } from './marketbob-reconcile.js';
+import { effectiveTimezone, type FollowedSettings, readSettings } from './marketbob-settings.js';
 import { DiscardedRows, merged, openSource, type Source, type SyncResult, syncMarketbob } from './marketbob-sync.js';
 import { mapUsers, passwordChanges, Reports, type RowReport, RowWriter, type SourceState } from './marketbob-writer.js';
-import type { ItemRow } from './row-mapping.js';
+import { type ItemRow, mediaUrl } from './row-mapping.js';
 import type { FollowerStatus } from './source-health.js';
 
-type Followed = 'users' | 'items' | 'purchases';
+type Followed = 'users' | 'items' | 'purchases' | 'item_discounts';
 
 /**
  * Where a table's reading stands: new rows come after `maxId`; saved ones after (`since`,
@@ -72,6 +76,25 @@ export interface FollowerOptions {
   readonly pollRows?: number;
   /** The store's location, for the reconciliation's snapshot reads; without it, no reconciliation. */
   readonly storeLocation?: StoreLocation;
+  /**
+   * MarketBob's settings as the follower applies them: called once its first full sync is done,
+   * then whenever one of them changes in MarketBob (read at every poll).
+   */
+  readonly onSettings?: (settings: FollowedSettings) => void;
+}
+
+/** What the follower reports of a source's settings. */
+function followedSettings(source: Source, mediaBaseUrl: string): FollowedSettings {
+  const { settings, timezone } = source;
+  return {
+    apiEnabled: settings.apiOn ?? true,
+    currencyCode: settings.currencyCode,
+    timezone: timezone.zone,
+    timezoneSource: timezone.source,
+    supportOn: settings.supportOn,
+    defaultAvatarUrl: mediaUrl(mediaBaseUrl, settings.defaultAvatar),
+    defaultCoverUrl: mediaUrl(mediaBaseUrl, settings.defaultCover),
+  };
 }
 
 /**
@@ -106,6 +129,10 @@ export class MarketbobFollower {
   private readonly reported = new Set<string>();
 
   private readonly pollRows: number;
+  /** The deletion log's last id read (see deletion-log.ts). */
+  private deletionsMark = 0;
+  /** The settings last reported through `onSettings`. */
+  private reportedSettings: string | undefined;
 
   constructor(private readonly options: FollowerOptions) {
     this.delayMs = options.config.pollSeconds * 1000;
@@ -117,26 +144,55 @@ export class MarketbobFollower {
     const { db, store, keys, config } = this.options;
     this.source = await openSource(db, config);
     const marks = new Map<Followed, Mark>();
-    for (const table of ['users', 'items', 'purchases'] as const) {
+    const tables: Followed[] = ['users', 'items', 'purchases'];
+    if (this.source.reader.discounts) tables.push('item_discounts');
+    for (const table of tables) {
       const { maxId, maxUpdatedAt } = await this.source.reader.watermark(table);
       // Rows saved in that same second may not all be read yet: from the start of it.
       marks.set(table, { maxId, since: maxUpdatedAt, sinceId: 0 });
     }
+    // What was deleted before now, the sync does not hold and the first reconciliation finds.
+    const deletionsMark = this.source.deletionLog ? await deletionsWatermark(db) : 0;
     const categories = await this.source.reader.categoryPrints();
     const result = await syncMarketbob(db, store, keys, config);
     if (result.ok) {
       this.state = result.state;
       this.categories = categories;
+      this.deletionsMark = deletionsMark;
+      this.marks.clear();
       for (const [table, mark] of marks) this.marks.set(table, mark);
       this.logReports(result.skipped);
+      this.reportSettings(this.source);
     }
     return result;
   }
 
   /** One poll: what is new or changed since the last, written in one transaction. */
   async poll(): Promise<PollOutcome> {
-    const { source, state } = this;
+    const { state } = this;
+    let { source } = this;
     if (source === undefined || state === undefined) throw new Error('poll before the first sync');
+    // MarketBob's settings (a few rows), compared with those the store was written with.
+    const settings = readSettings(await source.reader.settings());
+    if (JSON.stringify(settings) !== JSON.stringify(source.settings)) {
+      const timezone = effectiveTimezone(this.options.config.timezone, settings);
+      const was = source.settings;
+      if (
+        timezone.zone !== source.timezone.zone ||
+        settings.supportOn !== was.supportOn ||
+        settings.defaultAvatar !== was.defaultAvatar ||
+        settings.defaultCover !== was.defaultCover
+      ) {
+        // Every date (another zone), every support date or default picture may change: a full
+        // sync writes what differs, and reports the settings once done.
+        this.options.logger.info('marketbob: MarketBob settings changed; syncing again');
+        this.state = undefined;
+        return { rowsRead: 0, changed: 0, complete: false };
+      }
+      source = { ...source, settings, context: { ...source.context, settings } };
+      this.source = source;
+      this.reportSettings(source);
+    }
     const { reader, context } = source;
     // Late commits: a row saved (so stamped) before the last poll but committed after it.
     const recent = context.clock.wallClockAt(Date.now() - OVERLAP_SECONDS * 1000);
@@ -169,6 +225,30 @@ export class MarketbobFollower {
       (a, l) => reader.purchasesPage(a, l),
       (s, l, i) => reader.purchasesUpdatedSince(s, l, i),
     );
+    // A discount created or saved (its status set by MarketBob's schedule): its item is read again.
+    const discounts = reader.discounts
+      ? await read<DiscountRow>(
+          'item_discounts',
+          (a, l) => reader.discountsPage(a, l),
+          (s, l, i) => reader.discountsUpdatedSince(s, l, i),
+        )
+      : undefined;
+    // Rows deleted in MarketBob, read last: a row read above and deleted since comes after it.
+    const deletionLog = source.deletionLog
+      ? await readDeletions(this.options.db, this.deletionsMark, this.pollRows)
+      : [];
+    const deletions = await deletedRows(this.options.store, state, deletionLog);
+    // A row read above and deleted since (even one new in this poll, which the store never held)
+    // is not written: the log says it is gone.
+    users.rows = users.rows.filter((row) => !deletions.userIds.has(Number(row.id)));
+    items.rows = items.rows.filter((row) => !deletions.itemIds.has(Number(row.id)));
+    purchases.rows = purchases.rows.filter((row) => {
+      const key = purchaseCodeKey((row.code ?? '').trim());
+      return key === undefined || !deletions.codeKeys.has(key);
+    });
+    const reread = new Set([...(discounts?.rows ?? []).map((row) => Number(row.item_id)), ...deletions.discountsGone]);
+    for (const id of deletions.itemIds) reread.delete(id);
+    if (reread.size > 0) items.rows = union(items.rows, await reader.itemsById([...reread]));
     // A category's fee or name, or a sub-category's name, changed: its items are written again.
     const categories = await reader.categoryPrints();
     const changedCategories: number[] = [];
@@ -190,10 +270,24 @@ export class MarketbobFollower {
       }
       items.rows = union(items.rows, ofCategories);
     }
-    const rowsRead = users.rows.length + items.rows.length + purchases.rows.length;
-    const complete = users.complete && items.complete && purchases.complete;
-    if (rowsRead === 0) {
+    const rowsRead =
+      users.rows.length +
+      items.rows.length +
+      purchases.rows.length +
+      (discounts?.rows.length ?? 0) +
+      deletionLog.length;
+    const complete =
+      users.complete &&
+      items.complete &&
+      purchases.complete &&
+      (discounts?.complete ?? true) &&
+      deletionLog.length < this.pollRows;
+    const lastDeletion = deletionLog[deletionLog.length - 1];
+    if (users.rows.length + items.rows.length + purchases.rows.length + deletions.lines.length === 0) {
       this.categories = categories;
+      if (discounts !== undefined) this.advance([discounts]);
+      forgetDeleted(state, deletions);
+      if (lastDeletion !== undefined) this.deletionsMark = lastDeletion.id;
       return { rowsRead, changed: 0, complete };
     }
 
@@ -210,6 +304,7 @@ export class MarketbobFollower {
           for (const [id, account] of accounts) await writer.user(id, account);
           for (const row of items.rows) await writer.item(row);
           for (const row of purchases.rows) await writer.purchase(row);
+          for (const gone of deletions.lines) await writer.gone(gone.table, gone.id, gone.line, gone.keyless);
           const result = await writer.finish();
           if (!result.ok) throw new DiscardedRows(result);
           writer.commit();
@@ -227,7 +322,22 @@ export class MarketbobFollower {
     }
     changed += passwords.set.size + passwords.remove.length;
     this.categories = categories;
-    for (const { mark, rows, saved } of [users, items, purchases]) {
+    forgetDeleted(state, deletions);
+    if (lastDeletion !== undefined) this.deletionsMark = lastDeletion.id;
+    this.advance(discounts === undefined ? [users, items, purchases] : [users, items, purchases, discounts]);
+    if (changed > 0) this.options.logger.info({ rowsRead, changed }, 'marketbob: changes applied');
+    return { rowsRead, changed, complete };
+  }
+
+  /** The marks move past what a poll read: new rows by id, saved rows by the keyset of the ordered read. */
+  private advance(
+    reads: readonly {
+      mark: Mark;
+      rows: readonly { readonly id: number }[];
+      saved: readonly Changed<{ id: number }>[];
+    }[],
+  ): void {
+    for (const { mark, rows, saved } of reads) {
       for (const row of rows) mark.maxId = Math.max(mark.maxId, Number(row.id));
       // The keyset moves to the last row of the ordered read (the other reads are not in its order).
       const last = saved[saved.length - 1];
@@ -236,8 +346,15 @@ export class MarketbobFollower {
         mark.sinceId = Number(last.id);
       }
     }
-    if (changed > 0) this.options.logger.info({ rowsRead, changed }, 'marketbob: changes applied');
-    return { rowsRead, changed, complete };
+  }
+
+  /** Tells `onSettings` the source's settings, when they differ from those last told. */
+  private reportSettings(source: Source): void {
+    const settings = followedSettings(source, this.options.config.mediaBaseUrl);
+    const print = JSON.stringify(settings);
+    if (print === this.reportedSettings) return;
+    this.reportedSettings = print;
+    this.options.onSettings?.(settings);
   }
 
   /** How the following goes, for `/readyz` and the lag metric (see source-health.ts). */

@@ -4,6 +4,12 @@ import type { MarketbobDb } from './marketbob-connection.js';
 import type { SettingRow } from './marketbob-settings.js';
 import type { ItemRow, PurchaseRow, UserRow } from './row-mapping.js';
 
+/** A row of `item_discounts`, as far as the follower needs it: which item to read again. */
+export interface DiscountRow {
+  readonly id: number;
+  readonly item_id: number;
+}
+
 /** A row and when MarketBob last saved it (its wall-clock text; NULL for rows written without it). */
 export type Changed<R> = R & { readonly updated_at: string | null };
 
@@ -20,7 +26,13 @@ export class MarketbobReader {
     private readonly db: MarketbobDb,
     /** Whether `items.validity_prices` exists (see schema-check.ts). */
     private readonly hasValidityPrices: boolean,
+    /** Whether `item_discounts` exists (a database before MarketBob's discounts has none). */
+    private readonly hasDiscounts = false,
   ) {}
+
+  get discounts(): boolean {
+    return this.hasDiscounts;
+  }
 
   async settings(): Promise<SettingRow[]> {
     const { rows } = await sql<SettingRow>`SELECT \`key\` AS \`key\`, \`value\` AS value FROM settings`.execute(
@@ -40,11 +52,14 @@ export class MarketbobReader {
 
   /**
    * Users saved after (`since`, `afterId`) in (`updated_at`, `id`) order, `since` being MarketBob's
-   * wall-clock text: one range of the index on `updated_at` (InnoDB keeps the id in it).
+   * wall-clock text: one range of the index on `updated_at` (InnoDB keeps the id in it). Written as
+   * `updated_at > since OR (updated_at = since AND id > afterId)`: MariaDB then bounds the range by
+   * both columns, where `updated_at >= since AND (... OR id > afterId)` walks every row saved in
+   * the mark's second at every poll.
    */
   async usersUpdatedSince(since: string, limit: number, afterId = 0): Promise<Changed<UserRow>[]> {
     return this.users(
-      sql`u.updated_at >= ${since} AND (u.updated_at > ${since} OR u.id > ${afterId}) ORDER BY u.updated_at, u.id`,
+      sql`(u.updated_at > ${since} OR (u.updated_at = ${since} AND u.id > ${afterId})) ORDER BY u.updated_at, u.id`,
       limit,
     );
   }
@@ -55,7 +70,7 @@ export class MarketbobReader {
 
   async itemsUpdatedSince(since: string, limit: number, afterId = 0): Promise<Changed<ItemRow>[]> {
     return this.items(
-      sql`i.updated_at >= ${since} AND (i.updated_at > ${since} OR i.id > ${afterId}) ORDER BY i.updated_at, i.id`,
+      sql`(i.updated_at > ${since} OR (i.updated_at = ${since} AND i.id > ${afterId})) ORDER BY i.updated_at, i.id`,
       limit,
     );
   }
@@ -66,9 +81,35 @@ export class MarketbobReader {
 
   async purchasesUpdatedSince(since: string, limit: number, afterId = 0): Promise<Changed<PurchaseRow>[]> {
     return this.purchases(
-      sql`p.updated_at >= ${since} AND (p.updated_at > ${since} OR p.id > ${afterId}) ORDER BY p.updated_at, p.id`,
+      sql`(p.updated_at > ${since} OR (p.updated_at = ${since} AND p.id > ${afterId})) ORDER BY p.updated_at, p.id`,
       limit,
     );
+  }
+
+  /** Items by id (the primary key). */
+  async itemsById(ids: readonly number[]): Promise<Changed<ItemRow>[]> {
+    if (ids.length === 0) return [];
+    return this.items(sql`i.id IN (${sql.join(ids)}) ORDER BY i.id`, ids.length);
+  }
+
+  /** Rows of `item_discounts` created after `afterId` (the primary key): which items to read again. */
+  async discountsPage(afterId: number, limit: number): Promise<Changed<DiscountRow>[]> {
+    return this.discountRows(sql`d.id > ${afterId} ORDER BY d.id`, limit);
+  }
+
+  /** Rows of `item_discounts` saved after (`since`, `afterId`): a discount changed, or its status set by MarketBob's schedule. */
+  async discountsUpdatedSince(since: string, limit: number, afterId = 0): Promise<Changed<DiscountRow>[]> {
+    return this.discountRows(
+      sql`(d.updated_at > ${since} OR (d.updated_at = ${since} AND d.id > ${afterId})) ORDER BY d.updated_at, d.id`,
+      limit,
+    );
+  }
+
+  private async discountRows(where: RawBuilder<unknown>, limit: number): Promise<Changed<DiscountRow>[]> {
+    if (!this.hasDiscounts) return [];
+    const { rows } = await sql<Changed<DiscountRow>>`
+      SELECT d.id, d.item_id, d.updated_at FROM item_discounts d WHERE ${where} LIMIT ${limit}`.execute(this.db);
+    return rows;
   }
 
   /**
@@ -101,7 +142,9 @@ export class MarketbobReader {
   }
 
   /** The highest id and `updated_at` of a table: where the follower starts (both read from an index). */
-  async watermark(table: 'users' | 'items' | 'purchases'): Promise<{ maxId: number; maxUpdatedAt: string | null }> {
+  async watermark(
+    table: 'users' | 'items' | 'purchases' | 'item_discounts',
+  ): Promise<{ maxId: number; maxUpdatedAt: string | null }> {
     const { rows } = await sql<{ max_id: number | null; max_updated_at: string | null }>`
       SELECT MAX(id) AS max_id, MAX(updated_at) AS max_updated_at FROM ${sql.table(table)}`.execute(this.db);
     return { maxId: Number(rows[0]?.max_id ?? 0), maxUpdatedAt: rows[0]?.max_updated_at ?? null };
@@ -118,15 +161,24 @@ export class MarketbobReader {
 
   private async items(where: RawBuilder<unknown>, limit: number): Promise<Changed<ItemRow>[]> {
     const validity = this.hasValidityPrices ? sql`i.validity_prices` : sql`NULL`;
+    // The item's discount: one row per item (MarketBob's `hasOne`), the first by id should there be more.
+    const discount = this.hasDiscounts
+      ? sql`d.status AS discount_status, d.regular_price AS discount_regular_price,
+          d.extended_price AS discount_extended_price`
+      : sql`NULL AS discount_status, NULL AS discount_regular_price, NULL AS discount_extended_price`;
+    const discountJoin = this.hasDiscounts
+      ? sql`LEFT JOIN item_discounts d ON d.id = (SELECT MIN(d1.id) FROM item_discounts d1 WHERE d1.item_id = i.id)`
+      : sql``;
     const { rows } = await sql<Changed<ItemRow>>`
       SELECT i.id, i.author_id, i.name, i.description, c.name AS category_name, c.regular_buyer_fee,
         c.extended_buyer_fee, sc.name AS sub_category_name, i.options, i.version, i.demo_link, i.tags,
         i.thumbnail, i.preview_type, i.preview_image, i.preview_video, i.preview_audio, i.screenshots,
-        i.regular_price, i.extended_price, ${validity} AS validity_prices, i.is_supported, i.status,
-        i.created_at, i.updated_at
+        i.regular_price, i.extended_price, ${validity} AS validity_prices, ${discount}, i.is_supported,
+        i.status, i.created_at, i.updated_at
       FROM items i
         LEFT JOIN categories c ON c.id = i.category_id
         LEFT JOIN sub_categories sc ON sc.id = i.sub_category_id
+        ${discountJoin}
       WHERE ${where} LIMIT ${limit}`.execute(this.db);
     return rows;
   }

@@ -58,6 +58,8 @@ export async function reconcileMarketbob(
   keys: KeyMaterial,
 ): Promise<ReconcileResult> {
   const lines: object[] = [];
+  /** Accounts whose user is gone: their lines leave them with no key. */
+  const keyless: string[] = [];
   let suspended = 0;
   let removed = 0;
   let cancelled = 0;
@@ -76,26 +78,26 @@ export async function reconcileMarketbob(
         'username',
         rows.filter((row) => !ids.has(row.username)).map((row) => row.username),
       );
+      const found = new Set<string>();
       const changed = rows.flatMap((row) => {
         const id = ids.get(row.username);
         const status = id === undefined ? byName.get(row.username.toLowerCase()) : byId.get(String(id));
+        // Only a linked account loses its key with its user: one looked up by name may not be MarketBob's.
+        if (status !== undefined || id === undefined) found.add(row.username);
         const wanted = status === undefined ? 'suspended' : (ACCOUNT_STATUSES[status] ?? row.status);
-        if (wanted === row.status) return [];
+        if (wanted === row.status && (found.has(row.username) || row.key_cipher === '')) return [];
         if (status === undefined) suspended++;
         else restated++;
         return [{ row, wanted }];
       });
       const hashes = await snapshot.passwordHashes(changed.map(({ row }) => row.username));
       for (const { row, wanted } of changed) {
-        lines.push({
-          // An account without a key (key_cipher '') stays without: a line without a key keeps it as it is.
-          ...accountLine(
-            row,
-            row.key_cipher === '' ? undefined : decryptApiKey(keys, row.key_cipher),
-            hashes.get(row.username),
-          ),
-          status: wanted,
-        });
+        const gone = !found.has(row.username);
+        // A user gone from MarketBob leaves the account with no key (see deleted-rows.ts). An
+        // account without a key (key_cipher '') stays without: a line without a key keeps it as it is.
+        if (gone) keyless.push(row.username);
+        const key = gone || row.key_cipher === '' ? undefined : decryptApiKey(keys, row.key_cipher);
+        lines.push({ ...accountLine(row, key, hashes.get(row.username)), status: wanted });
       }
       after = rows[rows.length - 1]?.username;
     }
@@ -143,6 +145,7 @@ export async function reconcileMarketbob(
   if (lines.length === 0) return { suspended, removed, cancelled, restated };
   const counts = await runImport(async (session) => {
     const run = new ImportRun(session, keys, true);
+    for (const username of keyless) run.withoutKey(username);
     let line = 0;
     for (const entry of lines) if (run.add(++line, JSON.stringify(entry))) await run.flush();
     const result = await run.finish();

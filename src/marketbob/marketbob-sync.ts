@@ -1,11 +1,12 @@
 import type { ImportCounts } from '../importer/import-run.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import type { Store } from '../store/store.js';
+import { DELETION_LOG } from './deletion-log.js';
 import { hasTwoFactorColumns } from './login-facts.js';
 import type { MarketbobConfig } from './marketbob-config.js';
 import { currentDatabase, type MarketbobDb } from './marketbob-connection.js';
 import { MarketbobReader } from './marketbob-reader.js';
-import { type MarketbobSettings, readSettings } from './marketbob-settings.js';
+import { effectiveTimezone, type MarketbobSettings, readSettings, type TimezoneSource } from './marketbob-settings.js';
 import {
   mapUsers,
   passwordChanges,
@@ -16,7 +17,7 @@ import {
   SourceState,
 } from './marketbob-writer.js';
 import type { MappingContext, UserRow } from './row-mapping.js';
-import { REQUIRED_COLUMNS, tableColumns } from './schema-check.js';
+import { DISCOUNT_COLUMNS, REQUIRED_COLUMNS, tableColumns } from './schema-check.js';
 import { createWallClock } from './wall-clock.js';
 
 export type { RowReport } from './marketbob-writer.js';
@@ -63,6 +64,10 @@ export interface Source {
   readonly reader: MarketbobReader;
   readonly context: MappingContext;
   readonly settings: MarketbobSettings;
+  /** The zone dates are read in, and where it comes from (the config overrides MarketBob's setting). */
+  readonly timezone: { readonly zone: string; readonly source: TimezoneSource };
+  /** Whether the deletion log exists (see deletion-log.ts). */
+  readonly deletionLog: boolean;
   /** `purchases.code` has a unique index of its own and a case-insensitive collation, as MarketBob makes it. */
   readonly codesUnique: boolean;
 }
@@ -79,14 +84,19 @@ export async function openSource(db: MarketbobDb, config: MarketbobConfig): Prom
   if (missing.length > 0) {
     throw new Error(`not a MarketBob database this bridge can read: missing ${missing.join(', ')}`);
   }
-  const reader = new MarketbobReader(db, columns.get('items')?.has('validity_prices') ?? false);
+  // Read only when it has every column the bridge reads (a table of another shape is ignored).
+  const discounts = DISCOUNT_COLUMNS.every((column) => columns.get('item_discounts')?.has(column) === true);
+  const reader = new MarketbobReader(db, columns.get('items')?.has('validity_prices') ?? false, discounts);
   reader.twoFactorColumns = hasTwoFactorColumns(columns);
   const settings = readSettings(await reader.settings());
+  const timezone = effectiveTimezone(config.timezone, settings);
   return {
     reader,
     settings,
+    timezone,
+    deletionLog: columns.has(DELETION_LOG),
     codesUnique: await reader.codesUnique(database),
-    context: { mediaBaseUrl: config.mediaBaseUrl, clock: createWallClock(config.timezone), settings },
+    context: { mediaBaseUrl: config.mediaBaseUrl, clock: createWallClock(timezone.zone), settings },
   };
 }
 

@@ -170,6 +170,15 @@ export class RowWriter {
     await this.add('purchases', id, mapped.line);
   }
 
+  /**
+   * A row deleted in MarketBob, as the line that stops it being served (an account suspended, an
+   * item removed, a purchase cancelled); `keyless` names an account whose key goes with it.
+   */
+  async gone(table: RowReport['table'], id: number, line: object, keyless?: string): Promise<void> {
+    if (keyless !== undefined) this.run.withoutKey(keyless);
+    await this.add(table, id, line);
+  }
+
   /** Checks and writes what is left: the counts, or the refused rows (then the transaction must roll back). */
   async finish(): Promise<{ ok: true; counts: ImportCounts } | { ok: false; errors: RowReport[]; errorCount: number }> {
     const result = await this.run.finish();

@@ -77,6 +77,10 @@ export interface ItemRow {
   readonly extended_price: number | null;
   /** Undefined when the column does not exist (a database before the validity-period migrations). */
   readonly validity_prices?: string | null;
+  /** The item's row of `item_discounts` (NULL when it has none, undefined when the table does not exist). */
+  readonly discount_status?: number | null;
+  readonly discount_regular_price?: number | null;
+  readonly discount_extended_price?: number | null;
   readonly is_supported: number | null;
   readonly status: number | null;
   readonly created_at: string | null;
@@ -294,33 +298,35 @@ export function screenshotUrls(base: string, screenshots: string | null, notes: 
   });
 }
 
-/** The months of `validity_prices` with a price, shortest first, as cents. */
-export function validityPrices(json: string | null | undefined): { months: number; cents: number }[] {
-  const parsed = parseJson(json);
-  if (parsed === undefined || parsed === null || parsed === INVALID || typeof parsed !== 'object') return [];
-  const prices: { months: number; cents: number }[] = [];
-  for (const [months, price] of Object.entries(parsed as Record<string, unknown>)) {
-    const cents = typeof price === 'string' || typeof price === 'number' ? toCents(price) : undefined;
-    if (/^\d+$/.test(months) && cents !== undefined && cents > 0) prices.push({ months: Number(months), cents });
-  }
-  return prices.sort((a, b) => a.months - b.months);
+/**
+ * The item's two prices as MarketBob's own API computes them, unrounded (PHP adds doubles as
+ * JavaScript does): the item's `regular_price` and `extended_price`, or, while its row of
+ * `item_discounts` has `status` 1, the discount's `regular_price` and (when not NULL) its
+ * `extended_price`; each plus the category's buyer fee of that license. `validity_prices` play no
+ * part: MarketBob's API ignores them, so an item priced only by validity period (its legacy
+ * columns 0) shows the fees alone, while its storefront charges the period's price.
+ */
+export function marketbobApiPrices(row: ItemRow): { regular: number; extended: number } {
+  const amount = (value: number | null | undefined) => {
+    const n = Number(value ?? 0);
+    return Number.isFinite(n) ? n : 0;
+  };
+  const discounted = Number(row.discount_status) === 1 && row.discount_regular_price != null;
+  const regular = discounted ? amount(row.discount_regular_price) : amount(row.regular_price);
+  const extended =
+    discounted && row.discount_extended_price != null
+      ? amount(row.discount_extended_price)
+      : amount(row.extended_price);
+  return {
+    regular: regular + amount(row.regular_buyer_fee),
+    extended: extended + amount(row.extended_buyer_fee),
+  };
 }
 
-/**
- * The item's two prices, before the buyer fees. The legacy columns when `regular_price` is not 0.
- * Otherwise (items since the validity-period change) the validity prices: `regular` is the
- * shortest period's price (the "from" price MarketBob shows, usually 1 month), `extended` the
- * longest period's (usually 12 months) unless the legacy `extended_price` holds one.
- */
-export function itemPrices(row: ItemRow): { regular: number; extended: number; fromValidity: boolean } {
-  const regular = toCents(row.regular_price) ?? 0;
-  const extended = toCents(row.extended_price) ?? 0;
-  if (regular > 0) return { regular, extended, fromValidity: false };
-  const periods = validityPrices(row.validity_prices);
-  const shortest = periods[0];
-  const longest = periods[periods.length - 1];
-  if (shortest === undefined || longest === undefined) return { regular, extended, fromValidity: false };
-  return { regular: shortest.cents, extended: extended > 0 ? extended : longest.cents, fromValidity: true };
+/** The two prices our answers serve: MarketBob API's, rounded to the cent (0 for a negative amount). */
+export function itemPrices(row: ItemRow): { regular: number; extended: number } {
+  const prices = marketbobApiPrices(row);
+  return { regular: toCents(prices.regular) ?? 0, extended: toCents(prices.extended) ?? 0 };
 }
 
 /** Social links (`{network: link}`): the http(s) links, keyed by network; others are left out with a note. */
@@ -427,24 +433,19 @@ export function mapItem(row: ItemRow, account: string, context: MappingContext):
     return { ok: false, reason: `preview_type ${JSON.stringify(previewType)} is not image, video or audio` };
   }
   const { mediaBaseUrl } = context;
-  let thumbnail = mediaUrl(mediaBaseUrl, row.thumbnail);
+  // MarketBob's API shows `preview_image` for a NULL or empty `thumbnail`.
+  let thumbnail = mediaUrl(mediaBaseUrl, row.thumbnail) || mediaUrl(mediaBaseUrl, row.preview_image);
   if (thumbnail === '') {
-    // What MarketBob's own pages and API show for it: the storage URL of an empty path.
+    // What MarketBob shows when neither is set: the storage URL of an empty path.
     thumbnail = `${mediaBaseUrl}/`;
-    notes.push('thumbnail is NULL or empty: served as the media base URL');
+    notes.push('thumbnail and preview_image are NULL or empty: served as the media base URL');
   }
   const publishedAt = createdAt(row, context.clock, notes);
   if (row.name === null || row.name === '') return { ok: false, reason: 'name is NULL or empty' };
   const version = normalizeVersion(row.version);
   if (version !== row.version) notes.push(`version ${JSON.stringify(row.version)} served as ${version}`);
   const prices = itemPrices(row);
-  const regularFee = toCents(row.regular_buyer_fee) ?? 0;
-  const extendedFee = toCents(row.extended_buyer_fee) ?? 0;
-  // A validity-period price is a regular license: its buyer fee is the regular one.
-  const price = {
-    regular: centsText(prices.regular + regularFee),
-    extended: centsText(prices.extended + (prices.fromValidity ? regularFee : extendedFee)),
-  };
+  const price = { regular: centsText(prices.regular), extended: centsText(prices.extended) };
   let demoLink = (row.demo_link ?? '').trim();
   if (demoLink !== '' && !isHttpUrl(demoLink)) {
     notes.push('demo_link is not an http(s) URL: served as ""');

@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
+import { DELETION_LOG, DELETION_TRIGGERS, deletionLogDdl, visibleTriggers } from './deletion-log.js';
 import { currentDatabase, type MarketbobDb } from './marketbob-connection.js';
+import { effectiveTimezone, type MarketbobSettings } from './marketbob-settings.js';
 
 /** The columns the bridge reads, per table: without any of them it cannot serve the contract. */
 export const REQUIRED_COLUMNS: Readonly<Record<string, readonly string[]>> = {
@@ -67,7 +69,7 @@ export const REQUIRED_COLUMNS: Readonly<Record<string, readonly string[]>> = {
 
 /** Columns of the "validity period" migrations (2024-12) and of two-factor login: read when they exist. */
 export const OPTIONAL_COLUMNS: readonly { readonly table: string; readonly column: string; readonly use: string }[] = [
-  { table: 'items', column: 'validity_prices', use: 'prices of items whose regular_price is 0' },
+  { table: 'items', column: 'validity_prices', use: "not served (MarketBob's API ignores it)" },
   { table: 'items', column: 'original_price', use: 'not served (a display-only "was" price)' },
   { table: 'sales', column: 'validity_period', use: 'not served (the contract has no validity)' },
   { table: 'purchases', column: 'validity_expiry_at', use: 'not served (MarketBob itself validates past it)' },
@@ -86,6 +88,31 @@ export const FOLLOWED_INDEXES: readonly { readonly table: string; readonly colum
   { table: 'purchases', column: 'updated_at' },
   { table: 'items', column: 'category_id' },
   { table: 'items', column: 'sub_category_id' },
+  // A discount created, saved or deleted reaches its item within a poll.
+  { table: 'item_discounts', column: 'updated_at' },
+  { table: 'item_discounts', column: 'item_id' },
+  // The deletion log's triggers find a deleted user's or item's purchases through these (MarketBob's
+  // foreign keys give them).
+  { table: 'items', column: 'author_id' },
+  { table: 'purchases', column: 'user_id' },
+  { table: 'purchases', column: 'author_id' },
+  { table: 'purchases', column: 'item_id' },
+];
+
+/** The columns of `item_discounts` the bridge reads: without one of them the table is not read. */
+export const DISCOUNT_COLUMNS: readonly string[] = [
+  'id',
+  'item_id',
+  'regular_price',
+  'extended_price',
+  'status',
+  'updated_at',
+];
+
+/** Tables the bridge reads when they exist. */
+export const OPTIONAL_TABLES: readonly { readonly table: string; readonly use: string }[] = [
+  { table: 'item_discounts', use: 'the price while a discount is active' },
+  { table: DELETION_LOG, use: 'deletions followed within a poll (without it: within reconcileMinutes)' },
 ];
 
 export interface TableReport {
@@ -108,6 +135,16 @@ export interface SchemaReport {
   readonly tables: readonly TableReport[];
   readonly optional: readonly { readonly table: string; readonly column: string; readonly present: boolean }[];
   readonly missingIndexes: readonly MissingIndex[];
+  readonly optionalTables: readonly {
+    readonly table: string;
+    readonly present: boolean;
+    /** Columns the bridge reads that the table lacks (it is then not read). */
+    readonly missingColumns: readonly string[];
+  }[];
+  /** The deletion log's triggers this user can see (see deletion-log.ts: a read-only user sees none). */
+  readonly triggers: readonly string[];
+  /** What creates the deletion log, when it is missing. */
+  readonly deletionLogDdl: readonly string[];
   /** True when every required table and column exists: a sync can run. */
   readonly usable: boolean;
 }
@@ -159,9 +196,20 @@ export async function checkSchema(db: MarketbobDb): Promise<SchemaReport> {
     table,
     statement: `CREATE INDEX marketbob_follow_${table}_${column} ON ${table} (${column});`,
   }));
+  const visible = await visibleTriggers(db, database);
   return {
     database,
     version: versionRows[0]?.version ?? '',
+    optionalTables: OPTIONAL_TABLES.map(({ table }) => ({
+      table,
+      present: columns.has(table),
+      missingColumns:
+        table === 'item_discounts' && columns.has(table)
+          ? DISCOUNT_COLUMNS.filter((column) => !columns.get(table)?.has(column))
+          : [],
+    })),
+    triggers: DELETION_TRIGGERS.filter(({ name }) => visible.has(name)).map(({ name }) => name),
+    deletionLogDdl: columns.has(DELETION_LOG) ? [] : deletionLogDdl(columns.has('item_discounts')),
     tables,
     optional: OPTIONAL_COLUMNS.map(({ table, column }) => ({
       table,
@@ -187,6 +235,31 @@ export function schemaReportLines(report: SchemaReport): string[] {
     const use = OPTIONAL_COLUMNS.find((o) => o.table === optional.table && o.column === optional.column)?.use ?? '';
     lines.push(`  ${optional.table}.${optional.column}: ${optional.present ? 'present' : 'absent'} (${use})`);
   }
+  lines.push('optional tables:');
+  for (const optional of report.optionalTables) {
+    const use = OPTIONAL_TABLES.find((o) => o.table === optional.table)?.use ?? '';
+    const state = !optional.present
+      ? 'absent'
+      : optional.missingColumns.length > 0
+        ? `present, without ${optional.missingColumns.join(', ')}: not read`
+        : 'present';
+    lines.push(`  ${optional.table}: ${state} (${use})`);
+  }
+  if (report.deletionLogDdl.length > 0) {
+    lines.push(
+      "deletions: MarketBob leaves no trace of a deleted row; to follow them within a poll, create the log and its triggers (as a user who may; MarketBob's own user writes it):",
+    );
+    // The triggers' bodies hold semicolons: the mysql client needs another delimiter.
+    lines.push('  DELIMITER //');
+    for (const statement of report.deletionLogDdl) lines.push(`  ${statement.replaceAll('\n', '\n  ')} //`);
+    lines.push('  DELIMITER ;');
+  } else {
+    const seen =
+      report.triggers.length > 0
+        ? report.triggers.join(', ')
+        : 'none visible to this user (a user without the TRIGGER privilege sees none)';
+    lines.push(`deletions: followed through ${DELETION_LOG}; its triggers: ${seen}`);
+  }
   lines.push("not read: refunds (a purchase's own status says whether it validates), sales fees and taxes");
   if (report.missingIndexes.length === 0) lines.push('indexes: the follower has every index it needs');
   else {
@@ -198,5 +271,39 @@ export function schemaReportLines(report: SchemaReport): string[] {
       ? 'ok: a sync can read this database'
       : 'failed: tables or columns the bridge reads are missing; is this a MarketBob database?',
   );
+  return lines;
+}
+
+/** The settings as `marketbob check` prints them, with a warning where the config disagrees. */
+export function settingsReportLines(
+  settings: MarketbobSettings,
+  configuredZone: string | undefined,
+  variants: readonly { readonly lang: string; readonly currency: string }[],
+): string[] {
+  const { zone, source } = effectiveTimezone(configuredZone, settings);
+  const lines = ['settings:'];
+  if (source === 'config') {
+    lines.push(
+      `  time zone: ${zone} (from MARKETBOB_TIMEZONE / marketbob.timezone, over the general.timezone setting)`,
+    );
+  } else if (source === 'settings') lines.push(`  time zone: ${zone} (from MarketBob's general.timezone setting)`);
+  else lines.push(`  time zone: ${zone} (neither the config nor MarketBob's general.timezone names one)`);
+  lines.push(`  currency: ${settings.currencyCode ?? '(none: currency.code is not set)'}`);
+  lines.push(`  support dates: ${settings.supportOn ? 'shown' : 'not shown'} (item.support_status)`);
+  const api = settings.apiOn === undefined ? 'on (actions.api is not set)' : settings.apiOn ? 'on' : 'off';
+  lines.push(`  MarketBob's API: ${api} (actions.api)`);
+  if (source === 'config' && settings.timezone !== undefined && settings.timezone !== zone) {
+    lines.push(
+      `warning: the configured time zone ${zone} differs from MarketBob's general.timezone ${settings.timezone}: dates are read in ${zone}`,
+    );
+  }
+  if (settings.currencyCode !== undefined) {
+    for (const variant of variants) {
+      if (variant.currency === settings.currencyCode) continue;
+      lines.push(
+        `warning: the variant ${variant.lang} serves ${variant.currency} and MarketBob's currency.code is ${settings.currencyCode}`,
+      );
+    }
+  }
   return lines;
 }

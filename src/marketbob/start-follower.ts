@@ -7,6 +7,7 @@ import { createFollowerLock } from './follower-lock.js';
 import type { MarketbobConfig } from './marketbob-config.js';
 import { type MarketbobDb, openMarketbob } from './marketbob-connection.js';
 import { MarketbobFollower } from './marketbob-follower.js';
+import type { FollowedSettings } from './marketbob-settings.js';
 import { judgeSourceHealth, type SourceHealth, STANDBY } from './source-health.js';
 
 /** The follower of this process (running, or standing by for the lock); `stop()` ends it. */
@@ -15,6 +16,8 @@ export interface RunningFollower {
   following(): boolean;
   /** How far the store is behind MarketBob (`standby` while another instance follows). */
   health(): SourceHealth;
+  /** MarketBob's settings as last reported by this process's follower; undefined before its first sync. */
+  settings(): FollowedSettings | undefined;
   stop(): Promise<void>;
 }
 
@@ -40,6 +43,8 @@ export async function startMarketbobFollower(
   config: { readonly marketbob: MarketbobConfig | undefined; readonly store: StoreLocation },
   keys: KeyMaterial,
   logger: Logger,
+  /** Called with MarketBob's settings after the first full sync and on every change (see `FollowerOptions.onSettings`). */
+  onSettings?: (settings: FollowedSettings) => void,
 ): Promise<RunningFollower | undefined> {
   const marketbob = config.marketbob;
   if (marketbob === undefined) return undefined;
@@ -50,6 +55,7 @@ export async function startMarketbobFollower(
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let saidStandingBy = false;
+  let settings: FollowedSettings | undefined;
 
   const begin = async () => {
     const store = await openStore(config.store);
@@ -62,6 +68,10 @@ export async function startMarketbobFollower(
       config: marketbob,
       logger: log,
       storeLocation: config.store,
+      onSettings: (reported) => {
+        settings = reported;
+        onSettings?.(reported);
+      },
     });
     active = { follower, store, db };
     // An empty store is synced before the server listens, so that its first answers are
@@ -107,6 +117,7 @@ export async function startMarketbobFollower(
   await loop();
   return {
     following: () => active !== undefined,
+    settings: () => settings,
     health: () =>
       active === undefined ? STANDBY : judgeSourceHealth(active.follower.status(), marketbob.behindSeconds),
     async stop() {

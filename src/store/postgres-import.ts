@@ -464,6 +464,10 @@ class PostgresImportSession implements ImportSession {
     });
   }
 
+  async unlinkMarketbobUsers(usernames: readonly string[]): Promise<void> {
+    await this.client.query('DELETE FROM marketbob_users WHERE username = ANY($1::text[])', [usernames]);
+  }
+
   async renameAccount(from: string, to: string): Promise<boolean> {
     const found = await this.accountKeys([from, to]);
     if (!found.has(from) || found.has(to)) return false;

@@ -327,6 +327,11 @@ class SqliteImportSession implements ImportSession {
     }
   }
 
+  async unlinkMarketbobUsers(usernames: readonly string[]): Promise<void> {
+    const unlink = this.db.prepare('DELETE FROM marketbob_users WHERE username = ?');
+    for (const username of usernames) unlink.run(username);
+  }
+
   async renameAccount(from: string, to: string): Promise<boolean> {
     if (this.accountKey.get(from) === undefined || this.accountKey.get(to) !== undefined) return false;
     for (const statement of renameStatements('@from', '@to')) this.db.prepare(statement).run({ from, to });

@@ -77,6 +77,8 @@ export interface ImportSession {
    * stored). A link that held the same user id or the same username before is replaced.
    */
   linkMarketbobUsers(rows: readonly MarketbobUserLink[]): Promise<void>;
+  /** Forgets which MarketBob user these accounts are: their keys are this service's again. */
+  unlinkMarketbobUsers(usernames: readonly string[]): Promise<void>;
   /**
    * Sets who may log in, for these MarketBob users already linked (after `linkMarketbobUsers`,
    * which writes a new link with the defaults): writes only the rows that differ.

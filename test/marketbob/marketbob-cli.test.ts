@@ -30,9 +30,10 @@ describe.skipIf(!TEST_MARIADB_URL)('npm run cli -- marketbob', () => {
   beforeAll(async () => {
     store = await createTestDatabase('sqlite');
     // A database that never ran the validity-period migrations, without the follower's indexes.
-    legacy = await createMarketbobDatabase({ validity: false });
-    current = await createMarketbobDatabase({ validity: true, followerIndexes: true });
+    legacy = await createMarketbobDatabase({ validity: false, discounts: false });
+    current = await createMarketbobDatabase({ validity: true, followerIndexes: true, deletionLog: true });
     await insertSettings(current, false);
+    await current.insert('settings', { key: 'general', value: JSON.stringify({ timezone: 'America/New_York' }) });
     const category = await current.insert('categories', { name: 'Scripts' });
     const seller = await current.insert('users', userRow({ username: 'seller' }));
     const item = await current.insert('items', itemRow(seller, category));
@@ -54,16 +55,56 @@ describe.skipIf(!TEST_MARIADB_URL)('npm run cli -- marketbob', () => {
     expect(lines).toContain(
       '  purchases: 0 rows (id, sale_id, item_id, license_type, code, support_expiry_at, is_downloaded, status, created_at, updated_at)',
     );
-    expect(lines).toContain('  items.validity_prices: absent (prices of items whose regular_price is 0)');
+    expect(lines).toContain("  items.validity_prices: absent (not served (MarketBob's API ignores it))");
+    expect(lines).toContain('  item_discounts: absent (the price while a discount is active)');
+    expect(lines).toContain(
+      '  marketbob_api_deletions: absent (deletions followed within a poll (without it: within reconcileMinutes))',
+    );
     expect(lines).toContain('  CREATE INDEX marketbob_follow_users_updated_at ON users (updated_at);');
     expect(lines).toContain('  CREATE INDEX marketbob_follow_purchases_updated_at ON purchases (updated_at);');
+    // The statements that create the deletion log, for the mysql client.
+    const ddl = lines.indexOf('  DELIMITER //');
+    expect(lines[ddl - 1]).toMatch(/^deletions: MarketBob leaves no trace of a deleted row; to follow them/);
+    expect(lines[ddl + 1]).toBe('  CREATE TABLE marketbob_api_deletions (');
+    expect(lines).toContain('  CREATE TRIGGER marketbob_api_users_deleted BEFORE DELETE ON users FOR EACH ROW BEGIN');
+    expect(lines).not.toContain(expect.stringContaining('item_discounts_deleted'));
+    expect(lines).toContain('  DELIMITER ;');
+    // No general.timezone setting: UTC.
+    expect(lines).toContain("  time zone: UTC (neither the config nor MarketBob's general.timezone names one)");
     expect(lines.at(-1)).toBe('ok: a sync can read this database');
 
     const withAll = await runCli(['marketbob', 'check'], { cwd: store.dir, env: env(current) });
     expect(withAll.code).toBe(0);
-    expect(withAll.stdout).toContain('  items.validity_prices: present (prices of items whose regular_price is 0)');
+    const all = withAll.stdout.trim().split('\n');
+    expect(all).toContain("  items.validity_prices: present (not served (MarketBob's API ignores it))");
+    expect(all).toContain('  item_discounts: present (the price while a discount is active)');
     expect(withAll.stdout).toContain('  users: 2 rows');
-    expect(withAll.stdout).toContain('indexes: the follower has every index it needs');
+    expect(all).toContain('indexes: the follower has every index it needs');
+    expect(all).toContain(
+      'deletions: followed through marketbob_api_deletions; its triggers: marketbob_api_users_deleted, marketbob_api_items_deleted, marketbob_api_purchases_deleted, marketbob_api_item_discounts_deleted',
+    );
+    expect(all.slice(all.indexOf('settings:'))).toEqual([
+      'settings:',
+      "  time zone: America/New_York (from MarketBob's general.timezone setting)",
+      '  currency: USD',
+      '  support dates: not shown (item.support_status)',
+      "  MarketBob's API: on (actions.api)",
+      "warning: the variant pt serves BRL and MarketBob's currency.code is USD",
+      'ok: a sync can read this database',
+    ]);
+
+    // The config's zone overrides the setting's, with a warning.
+    const lisbon = await runCli(['marketbob', 'check'], {
+      cwd: store.dir,
+      env: env(current, { MARKETBOB_TIMEZONE: 'Europe/Lisbon' }),
+    });
+    const overridden = lisbon.stdout.trim().split('\n');
+    expect(overridden).toContain(
+      '  time zone: Europe/Lisbon (from MARKETBOB_TIMEZONE / marketbob.timezone, over the general.timezone setting)',
+    );
+    expect(overridden).toContain(
+      "warning: the configured time zone Europe/Lisbon differs from MarketBob's general.timezone America/New_York: dates are read in Europe/Lisbon",
+    );
   });
 
   it('check: exit 1 when a table is missing, 2 without a MarketBob database, 1 when it cannot connect', async () => {
@@ -114,11 +155,44 @@ describe.skipIf(!TEST_MARIADB_URL)('npm run cli -- marketbob', () => {
       'sync done: nothing changed (the store already held every row)',
     );
   });
+
+  it('unlink: refused while the bridge is configured, unless --force; an account not linked is said so', async () => {
+    const refused = await runCli(['marketbob', 'unlink'], { cwd: store.dir, env: env(current) });
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toBe(
+      'refused: the bridge is configured (MARKETBOB_DATABASE_URL or marketbob.url), and its next sync or poll links the accounts again; unset it first, or pass --force\n',
+    );
+    const unknown = await runCli(['marketbob', 'unlink', 'nobody', '--force'], { cwd: store.dir, env: env(current) });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe('account "nobody" is not linked to MarketBob: nothing done\n');
+    // Still linked: its key is MarketBob's.
+    const rotateRefused = await runCli(['keys', 'rotate', 'seller'], { cwd: store.dir, env: cleanEnv(store.env) });
+    expect(rotateRefused.code).toBe(1);
+  });
+
+  it('unlink: one account, whose key is then generated here; then none is left', async () => {
+    const bridgeless = cleanEnv(store.env);
+
+    const one = await runCli(['marketbob', 'unlink', 'seller', '--force'], { cwd: store.dir, env: env(current) });
+    expect(one.stderr).toBe('');
+    expect(one.code).toBe(0);
+    expect(one.stdout).toBe(
+      'unlinked seller\nunlinked 1 account from MarketBob: their keys can be generated here again\n',
+    );
+    const rotated = await runCli(['keys', 'rotate', 'seller'], { cwd: store.dir, env: bridgeless });
+    expect(rotated.code).toBe(0);
+    expect(rotated.stdout).toMatch(/^[0-9a-f]{64}\n$/);
+
+    const none = await runCli(['marketbob', 'unlink'], { cwd: store.dir, env: bridgeless });
+    expect(none.code).toBe(0);
+    expect(none.stdout).toBe('no account is linked to MarketBob: nothing done\n');
+  });
 });
 
 describe('npm run cli -- marketbob --help', () => {
   it('has help with examples on each marketbob command', async () => {
-    for (const command of [['marketbob'], ['marketbob', 'check'], ['marketbob', 'sync']]) {
+    for (const command of [['marketbob'], ['marketbob', 'check'], ['marketbob', 'sync'], ['marketbob', 'unlink']]) {
       let output = '';
       const program = createProgram({ loadConfig: () => loadConfig(), version: packageVersion() });
       const capture = (cmd: ReturnType<typeof createProgram>) => {

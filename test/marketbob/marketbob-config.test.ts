@@ -34,7 +34,8 @@ describe('config: the marketbob section', () => {
       url: 'mysql://reader:pw@db.example.com:3306/marketbob',
       pollSeconds: 2,
       mediaBaseUrl: 'https://market.example.com',
-      timezone: 'UTC',
+      // No zone configured: MarketBob's own setting (general.timezone), read at the source.
+      timezone: undefined,
       reconcileMinutes: 10,
       behindSeconds: 30,
     });

@@ -1,3 +1,5 @@
+import { deletionLogDdl } from '../../src/marketbob/deletion-log.js';
+
 /**
  * A MarketBob-shaped schema, written from ../shared/MARKETBOB.md (its facts, not its code): the
  * tables and columns the author API reads, with MarketBob's types, NULLs, defaults, unique keys,
@@ -8,6 +10,12 @@ export interface SchemaOptions {
   readonly validity?: boolean;
   /** The indexes on updated_at that the follower asks for (`marketbob check` prints them when missing). */
   readonly followerIndexes?: boolean;
+  /** MarketBob's `item_discounts` (true unless false: a database before discounts has none). */
+  readonly discounts?: boolean;
+  /** MarketBob's foreign keys, which cascade a deleted user or item to its rows. */
+  readonly foreignKeys?: boolean;
+  /** The deletion log and its triggers, as `marketbob check` prints them (deletion-log.ts). */
+  readonly deletionLog?: boolean;
 }
 
 export function marketbobDdl(options: SchemaOptions = {}): string[] {
@@ -76,7 +84,9 @@ export function marketbobDdl(options: SchemaOptions = {}): string[] {
        support_expiry_at datetime NULL, ${validity ? 'validity_expiry_at datetime NULL,' : ''}
        is_downloaded tinyint(1) NOT NULL DEFAULT 0, status tinyint NOT NULL DEFAULT 1,
        created_at timestamp NULL, updated_at timestamp NULL,
-       UNIQUE KEY purchases_code_unique (code)`,
+       UNIQUE KEY purchases_code_unique (code), KEY purchases_user_id_foreign (user_id),
+       KEY purchases_author_id_foreign (author_id), KEY purchases_item_id_foreign (item_id),
+       KEY purchases_sale_id_foreign (sale_id)`,
       1000,
     ),
     table(
@@ -90,10 +100,39 @@ export function marketbobDdl(options: SchemaOptions = {}): string[] {
       '`id` bigint unsigned NOT NULL AUTO_INCREMENT PRIMARY KEY, `key` varchar(255) NOT NULL, `value` longtext NULL, UNIQUE KEY settings_key_unique (`key`)',
     ),
   ];
+  const discounts = options.discounts ?? true;
+  if (discounts) {
+    statements.push(
+      table(
+        'item_discounts',
+        `id bigint unsigned NOT NULL AUTO_INCREMENT PRIMARY KEY, item_id bigint unsigned NOT NULL,
+         regular_percentage int NOT NULL DEFAULT 0, regular_price double NOT NULL,
+         extended_percentage int NULL, extended_price double NULL,
+         starting_at date NOT NULL, ending_at date NOT NULL, status tinyint(1) NOT NULL DEFAULT 0,
+         created_at timestamp NULL, updated_at timestamp NULL, KEY item_discounts_item_id_foreign (item_id)`,
+      ),
+    );
+  }
   if (options.followerIndexes) {
-    for (const name of ['users', 'items', 'purchases']) {
+    for (const name of ['users', 'items', 'purchases', ...(discounts ? ['item_discounts'] : [])]) {
       statements.push(`CREATE INDEX marketbob_follow_${name}_updated_at ON ${name} (updated_at)`);
     }
   }
+  if (options.foreignKeys) {
+    const cascade = (name: string, column: string, parent: string) =>
+      `ALTER TABLE ${name} ADD FOREIGN KEY (${column}) REFERENCES ${parent} (id) ON DELETE CASCADE`;
+    statements.push(
+      cascade('items', 'author_id', 'users'),
+      cascade('sales', 'user_id', 'users'),
+      cascade('sales', 'author_id', 'users'),
+      cascade('sales', 'item_id', 'items'),
+      cascade('purchases', 'user_id', 'users'),
+      cascade('purchases', 'author_id', 'users'),
+      cascade('purchases', 'item_id', 'items'),
+      cascade('purchases', 'sale_id', 'sales'),
+      ...(discounts ? [cascade('item_discounts', 'item_id', 'items')] : []),
+    );
+  }
+  if (options.deletionLog) statements.push(...deletionLogDdl(discounts));
   return statements;
 }

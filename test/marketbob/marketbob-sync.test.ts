@@ -61,6 +61,16 @@ async function buildMarketplace(database: MarketbobTestDatabase) {
       tags: '',
     }),
   );
+  // A discount not active (MarketBob's schedule has not started it): the item's own prices.
+  await database.insert('item_discounts', {
+    item_id: approved,
+    regular_percentage: 50,
+    regular_price: 9.99,
+    extended_price: null,
+    starting_at: '2030-01-01',
+    ending_at: '2030-02-01',
+    status: 0,
+  });
   const pending = await database.insert('items', itemRow(seller, scripts, { name: 'Pending Item', status: 1 }));
   const noThumb = await database.insert(
     'items',
@@ -199,7 +209,7 @@ describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('marketbob sync (%s)', (kin
 
   const item = (id: number) => ({ 'x-api-key': marketplace.sellerKey, id });
 
-  it('serves approved items only, newest first, priced with the buyer fee, validity prices where the legacy ones are 0', async () => {
+  it("serves approved items only, newest first, priced as MarketBob's API prices them: validity prices ignored, an inactive discount too", async () => {
     const { ids } = marketplace;
     const response = await test.app.inject({
       method: 'GET',
@@ -220,7 +230,8 @@ describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('marketbob sync (%s)', (kin
       demo_link: 'https://demo.example.com',
       tags: [],
       media: { thumbnail: `${MEDIA}/items/thumb.png`, preview_audio: `${MEDIA}/items/a.mp3` },
-      price: { regular: 12, extended: 82 },
+      // Priced only by validity period: MarketBob's API shows the buyer fees alone.
+      price: { regular: 2, extended: 5 },
       currency: 'USD',
       published_at: '2023-02-01T03:00:00.000Z',
     });

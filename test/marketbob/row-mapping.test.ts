@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { readSettings, settingValue } from '../../src/marketbob/marketbob-settings.js';
+import { effectiveTimezone, readSettings, settingValue } from '../../src/marketbob/marketbob-settings.js';
 import {
   centsText,
   type ItemRow,
@@ -9,6 +9,7 @@ import {
   mapItem,
   mapPurchase,
   mapUser,
+  marketbobApiPrices,
   mediaUrl,
   normalizeVersion,
   optionValues,
@@ -24,7 +25,14 @@ const BASE = 'https://market.example.com';
 const context = (supportOn = true, zone = 'UTC'): MappingContext => ({
   mediaBaseUrl: BASE,
   clock: createWallClock(zone),
-  settings: { supportOn, currencyCode: 'USD', defaultAvatar: 'img/default.png', defaultCover: '', apiOn: true },
+  settings: {
+    supportOn,
+    currencyCode: 'USD',
+    defaultAvatar: 'img/default.png',
+    defaultCover: '',
+    apiOn: true,
+    timezone: undefined,
+  },
 });
 
 const user = (overrides: Partial<UserRow> = {}): UserRow => ({
@@ -128,15 +136,33 @@ describe('MarketBob row mapping', () => {
     expect(centsText(12345)).toBe('123.45');
   });
 
-  it('prices: the legacy columns, else the shortest validity period as regular and the longest as extended', () => {
-    expect(itemPrices(item())).toEqual({ regular: 1000, extended: 2000, fromValidity: false });
-    const validity = item({ regular_price: 0, extended_price: 0, validity_prices: '{"12":"80","3":"25","1":null}' });
-    expect(itemPrices(validity)).toEqual({ regular: 2500, extended: 8000, fromValidity: true });
-    expect(itemPrices(item({ regular_price: 0, extended_price: 0, validity_prices: null }))).toEqual({
-      regular: 0,
-      extended: 0,
-      fromValidity: false,
+  it("prices: MarketBob API's, the item's columns or its active discount, plus the category's fees; validity prices ignored", () => {
+    const fees = { regular_buyer_fee: 2.5, extended_buyer_fee: 5 };
+    expect(itemPrices(item())).toEqual({ regular: 1000, extended: 2000 });
+    expect(itemPrices(item(fees))).toEqual({ regular: 1250, extended: 2500 });
+    // Priced only by validity period: MarketBob's API shows the fees alone.
+    const validity = item({ ...fees, regular_price: 0, extended_price: 0, validity_prices: '{"1":"10","12":"80"}' });
+    expect(itemPrices(validity)).toEqual({ regular: 250, extended: 500 });
+    const discount = { discount_status: 1, discount_regular_price: 7.5, discount_extended_price: 15 };
+    expect(itemPrices(item({ ...fees, ...discount }))).toEqual({ regular: 1000, extended: 2000 });
+    // The extended license not discounted (NULL): its own price.
+    expect(itemPrices(item({ ...fees, ...discount, discount_extended_price: null }))).toEqual({
+      regular: 1000,
+      extended: 2500,
     });
+    // A discount not (or no longer) active.
+    expect(itemPrices(item({ ...fees, ...discount, discount_status: 0 }))).toEqual({ regular: 1250, extended: 2500 });
+  });
+
+  it('marketbobApiPrices: the unrounded floats MarketBob prints', () => {
+    const row = item({ regular_price: 19.999, extended_price: 0.1, regular_buyer_fee: 10, extended_buyer_fee: 0.2 });
+    expect(marketbobApiPrices(row)).toEqual({ regular: 29.999, extended: 0.1 + 0.2 });
+    expect(itemPrices(row)).toEqual({ regular: 3000, extended: 30 });
+    expect(
+      marketbobApiPrices(
+        item({ discount_status: 1, discount_regular_price: 1259.4995, discount_extended_price: null }),
+      ),
+    ).toEqual({ regular: 1259.4995, extended: 20 });
   });
 
   it('a user: NULL text as "", default avatar, links kept when http(s), key and hash beside the line', () => {
@@ -233,8 +259,13 @@ describe('MarketBob row mapping', () => {
     expect(mapItem(item({ thumbnail: null }), 'jdoe', context())).toMatchObject({
       ok: true,
       line: { thumbnail: `${BASE}/` },
-      notes: ['thumbnail is NULL or empty: served as the media base URL'],
+      notes: ['thumbnail and preview_image are NULL or empty: served as the media base URL'],
     });
+    // MarketBob's API shows the preview image for a NULL or empty thumbnail.
+    for (const thumbnail of [null, '', '  ']) {
+      const mapped = mapItem(item({ thumbnail, preview_image: 'items/p.png' }), 'jdoe', context());
+      expect(mapped).toMatchObject({ ok: true, line: { thumbnail: `${BASE}/items/p.png` }, notes: [] });
+    }
     expect(mapItem(item({ preview_type: 'gif' }), 'jdoe', context())).toEqual({
       ok: false,
       reason: 'preview_type "gif" is not image, video or audio',
@@ -283,8 +314,23 @@ describe('MarketBob row mapping', () => {
       defaultAvatar: 'a.png',
       defaultCover: '',
       apiOn: undefined,
+      timezone: undefined,
     });
     expect(readSettings([{ key: 'item', value: '{"support_status":0}' }]).supportOn).toBe(false);
+  });
+
+  it('settings: the time zone of the general row, overridden by the config; UTC when neither says', () => {
+    const general = [
+      { key: 'general', value: '{"site_name":"Market","timezone":"America/New_York"}' },
+      { key: 'actions', value: '{"api":0}' },
+    ];
+    const settings = readSettings(general);
+    expect(settings).toMatchObject({ timezone: 'America/New_York', apiOn: false });
+    expect(effectiveTimezone(undefined, settings)).toEqual({ zone: 'America/New_York', source: 'settings' });
+    expect(effectiveTimezone('Europe/Lisbon', settings)).toEqual({ zone: 'Europe/Lisbon', source: 'config' });
+    expect(effectiveTimezone(undefined, readSettings([]))).toEqual({ zone: 'UTC', source: 'default' });
+    // A zone this runtime does not know is not taken.
+    expect(readSettings([{ key: 'general', value: '{"timezone":"Mars/Olympus"}' }]).timezone).toBeUndefined();
   });
 
   it('wall-clock dates in a zone become UTC, across daylight saving time; zero dates are none', () => {

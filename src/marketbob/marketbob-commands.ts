@@ -151,7 +151,8 @@ export async function runMarketbobSync(
 /**
  * `marketbob unlink [username]`: forgets which MarketBob user every account (or the one named)
  * is, so that this service generates their keys again (a marketplace that leaves MarketBob). The
- * accounts, their keys and passwords stay as they are. Refused while the bridge is configured
+ * accounts, their keys and passwords stay as they are; unlinking every account also lifts
+ * MarketBob's API switch (a `marketbob` variant stops answering 404 for it). Refused while the bridge is configured
  * (its next sync would link them again) unless `force`.
  */
 export async function runMarketbobUnlink(
@@ -177,6 +178,8 @@ export async function runMarketbobUnlink(
     print(stderr, [`account ${JSON.stringify(options.username)} is not linked to MarketBob: nothing done`]);
     return 'failed';
   }
+  // Left by MarketBob altogether: its API switch no longer holds our answers back.
+  if (options.username === undefined) await store.setSourceSetting('api_enabled', '1');
   const lines = unlinked.map((name) => `unlinked ${name}`);
   lines.push(
     unlinked.length === 0

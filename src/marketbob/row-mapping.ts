@@ -5,9 +5,11 @@ import { passwordHashProblem } from '../domain/password-hash-format.js';
 import { purchaseCodeKey } from '../domain/purchase-code.js';
 import { isUsername } from '../records/account-table.js';
 import { isHttpUrl } from '../records/field-reader.js';
+import type { MarketbobAccount, MarketbobItem, MarketbobPurchase } from '../records/marketbob-values.js';
 import type { AccountStatus, ItemStatus, PurchaseStatus } from '../records/rows.js';
-import type { LoginFactsRow } from './login-facts.js';
-import type { MarketbobSettings } from './marketbob-settings.js';
+import { mediaUrl } from './media-url.js';
+import { accountSource, itemSource, purchaseSource } from './source-fields.js';
+import type { ItemRow, MappingContext, PurchaseRow, UserRow } from './source-rows.js';
 import type { WallClock } from './wall-clock.js';
 
 /**
@@ -17,90 +19,13 @@ import type { WallClock } from './wall-clock.js';
  * lists every decision with the row it comes from and the answer it gives.
  */
 
+export { mediaUrl } from './media-url.js';
+export type { ItemRow, MappingContext, PurchaseRow, UserRow } from './source-rows.js';
+
 /** What a row gives: a line (with notes), or a reason to skip it. Notes and reasons never hold a key or a hash. */
 export type Mapped<L> =
   | { readonly ok: true; readonly line: L; readonly notes: readonly string[] }
   | { readonly ok: false; readonly reason: string };
-
-/** What the mapping needs to know besides the row. */
-export interface MappingContext {
-  /** MarketBob's APP_URL or storage URL, without a trailing slash. */
-  readonly mediaBaseUrl: string;
-  readonly clock: WallClock;
-  readonly settings: MarketbobSettings;
-}
-
-// ---- Rows as read (the columns the sync selects; see marketbob-reader.ts) ----------------------
-
-/** The login columns (`login-facts.ts`) ride along; the mapping itself does not read them. */
-export interface UserRow extends LoginFactsRow {
-  readonly id: number;
-  readonly firstname: string | null;
-  readonly lastname: string | null;
-  readonly username: string | null;
-  readonly email: string | null;
-  readonly password: string | null;
-  readonly api_key: string | null;
-  readonly balance: number | null;
-  readonly avatar: string | null;
-  readonly profile_cover: string | null;
-  readonly profile_heading: string | null;
-  readonly profile_description: string | null;
-  readonly profile_contact_email: string | null;
-  readonly profile_social_links: string | null;
-  readonly status: number | null;
-  readonly created_at: string | null;
-  /** Read beside the row by the reader's queries. */
-  readonly updated_at?: string | null;
-}
-
-export interface ItemRow {
-  readonly id: number;
-  readonly author_id: number;
-  readonly name: string | null;
-  readonly description: string | null;
-  readonly category_name: string | null;
-  readonly regular_buyer_fee: number | null;
-  readonly extended_buyer_fee: number | null;
-  readonly sub_category_name: string | null;
-  readonly options: string | null;
-  readonly version: string | null;
-  readonly demo_link: string | null;
-  readonly tags: string | null;
-  readonly thumbnail: string | null;
-  readonly preview_type: string | null;
-  readonly preview_image: string | null;
-  readonly preview_video: string | null;
-  readonly preview_audio: string | null;
-  readonly screenshots: string | null;
-  readonly regular_price: number | null;
-  readonly extended_price: number | null;
-  /** Undefined when the column does not exist (a database before the validity-period migrations). */
-  readonly validity_prices?: string | null;
-  /** The item's row of `item_discounts` (NULL when it has none, undefined when the table does not exist). */
-  readonly discount_status?: number | null;
-  readonly discount_regular_price?: number | null;
-  readonly discount_extended_price?: number | null;
-  readonly is_supported: number | null;
-  readonly status: number | null;
-  readonly created_at: string | null;
-  /** Read beside the row by the reader's queries. */
-  readonly updated_at?: string | null;
-}
-
-export interface PurchaseRow {
-  readonly id: number;
-  readonly code: string | null;
-  readonly item_id: number;
-  readonly license_type: number | null;
-  readonly support_expiry_at: string | null;
-  readonly is_downloaded: number | null;
-  readonly status: number | null;
-  readonly created_at: string | null;
-  readonly updated_at?: string | null;
-  /** `sales.price` of the purchase's sale; null when the sale is missing. */
-  readonly sale_price: number | null;
-}
 
 // ---- Lines (the import's own shapes) -----------------------------------------------------------
 
@@ -121,6 +46,8 @@ export interface AccountLineOut {
     readonly avatar: string;
     readonly cover: string;
   };
+  /** MarketBob's own values, for a variant in its shape. */
+  readonly marketbob: MarketbobAccount;
 }
 
 /** An account line and what goes beside it: the key and the password hash, never in a note. */
@@ -159,6 +86,8 @@ export interface ItemLineOut {
   readonly supported: boolean;
   readonly status: ItemStatus;
   readonly published_at: string;
+  /** MarketBob's own values, for a variant in its shape. */
+  readonly marketbob: MarketbobItem;
 }
 
 export interface PurchaseLineOut {
@@ -171,6 +100,8 @@ export interface PurchaseLineOut {
   readonly downloaded: boolean;
   readonly status: PurchaseStatus;
   readonly date: string;
+  /** MarketBob's own values, for a variant in its shape. */
+  readonly marketbob: MarketbobPurchase;
 }
 
 // ---- Statuses ----------------------------------------------------------------------------------
@@ -202,18 +133,6 @@ function lookUp<T>(table: Readonly<Record<number, T>>, value: number | null): T 
 // ---- Small readers -----------------------------------------------------------------------------
 
 const text = (value: string | null | undefined): string => value ?? '';
-
-/** A storage path as a URL: MarketBob's base URL, `/`, the path; an http(s) URL stays as it is; '' for none. */
-export function mediaUrl(base: string, path: string | null | undefined): string {
-  const given = (path ?? '').trim();
-  if (given === '') return '';
-  if (/^https?:\/\//i.test(given)) return given;
-  try {
-    return new URL(given.replace(/^\/+/, ''), `${base}/`).href;
-  } catch {
-    return '';
-  }
-}
 
 /** A MarketBob amount (a double) as whole cents, or undefined when not a finite amount of at least 0. */
 export function toCents(value: number | string | null | undefined): number | undefined {
@@ -415,6 +334,7 @@ export function mapUser(row: UserRow, context: MappingContext): Mapped<AccountMa
           avatar,
           cover,
         },
+        marketbob: accountSource(row, context),
       },
       apiKey: key,
       passwordHash,
@@ -479,6 +399,7 @@ export function mapItem(row: ItemRow, account: string, context: MappingContext):
       supported: Number(row.is_supported) === 1,
       status,
       published_at: publishedAt,
+      marketbob: itemSource(row, context, marketbobApiPrices(row)),
     },
   };
 }
@@ -515,6 +436,7 @@ export function mapPurchase(row: PurchaseRow, context: MappingContext): Mapped<P
       downloaded: Number(row.is_downloaded) === 1,
       status,
       date,
+      marketbob: purchaseSource(row, context),
     },
   };
 }

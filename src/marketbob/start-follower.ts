@@ -70,6 +70,13 @@ export async function startMarketbobFollower(
       storeLocation: config.store,
       onSettings: (reported) => {
         settings = reported;
+        // MarketBob's API switch reaches every process and instance through the store, as any change does.
+        store.setSourceSetting('api_enabled', reported.apiEnabled ? '1' : '0').catch((error: unknown) => {
+          log.warn(
+            { reason: error instanceof Error ? error.message.split('\n', 1)[0] : 'unknown' },
+            "marketbob: could not record MarketBob's API switch; it stays as it was until MarketBob's settings change again",
+          );
+        });
         onSettings?.(reported);
       },
     });

@@ -188,6 +188,16 @@ describe('MarketBob row mapping', () => {
             avatar: `${BASE}/img/default.png`,
             cover: '',
           },
+          // MarketBob's own values, for a variant in its shape: NULLs left out, the balance and
+          // the social links as stored.
+          marketbob: {
+            lastname: 'Doe',
+            complete: false,
+            balance: 10.005,
+            social_links: { facebook: null, github: 'not a link', x: 'https://x.com/j' },
+            avatar: `${BASE}/img/default.png`,
+            is_author: true,
+          },
         },
         apiKey: 'a'.repeat(64),
         passwordHash: '$2y$10$AngX2swGdlWzm9T2jHwUWOQ8xgl1MhFT5rbMBRgYgBixxvRVldLBS',
@@ -240,6 +250,42 @@ describe('MarketBob row mapping', () => {
     });
   });
 
+  it("an item: MarketBob's own values beside the line (raw tags, options, version, NULLs, unrounded prices)", () => {
+    const mapped = mapItem(
+      item({
+        tags: 'admin, dashboard,,php',
+        options: '{"Layout":"Responsive","Browsers":["Chrome","Firefox"]}',
+        version: 'v1.4',
+        thumbnail: null,
+        preview_image: 'p.png',
+        screenshots: '["s/1.png","s/2.png"]',
+        regular_price: 27.999,
+        regular_buyer_fee: 2,
+        extended_buyer_fee: 5,
+        sub_category_name: null,
+      }),
+      'jdoe',
+      context(),
+    );
+    expect(mapped.ok && mapped.line.marketbob).toEqual({
+      options: { Layout: 'Responsive', Browsers: ['Chrome', 'Firefox'] },
+      version: 'v1.4',
+      tags: 'admin, dashboard,,php',
+      thumbnail: `${BASE}/p.png`,
+      preview_image: `${BASE}/p.png`,
+      preview_video: `${BASE}/v.mp4`,
+      preview_audio: `${BASE}/a.mp3`,
+      screenshots: [`${BASE}/s/1.png`, `${BASE}/s/2.png`],
+      price_regular: 29.999,
+      price_extended: 25,
+    });
+    // Our own line keeps the contract's values: rounded money, normalised version, a list of tags.
+    expect(mapped).toMatchObject({
+      ok: true,
+      line: { price: { regular: '30.00', extended: '25.00' }, version: '1.4.0', tags: ['admin', 'dashboard', 'php'] },
+    });
+  });
+
   it('an item: statuses, media by preview type, dates from the zone', () => {
     const statuses = [1, 2, 3, 4, 5, 6].map((status) => {
       const mapped = mapItem(item({ status }), 'jdoe', context());
@@ -286,9 +332,16 @@ describe('MarketBob row mapping', () => {
         downloaded: true,
         status: 'active',
         date: '2024-01-01T00:00:00.000Z',
+        marketbob: { price: 19.99, supported_until: '2025-01-01T00:00:00.000Z' },
       },
     });
     expect(mapPurchase(purchase(), context(false))).toMatchObject({ line: { supported_until: '' } });
+    // Without MarketBob's support setting its API shows no support date: left out of its values too.
+    expect(mapPurchase(purchase(), context(false))).toMatchObject({ line: { marketbob: { price: 19.99 } } });
+    expect(JSON.stringify(mapPurchase(purchase(), context(false)))).not.toContain('2025-01-01');
+    expect(mapPurchase(purchase({ sale_price: 29.999 }), context())).toMatchObject({
+      line: { price: '30.00', marketbob: { price: 29.999 } },
+    });
     expect(mapPurchase(purchase({ status: 2 }), context())).toMatchObject({ line: { status: 'refunded' } });
     expect(mapPurchase(purchase({ status: 3, license_type: 2 }), context())).toMatchObject({
       line: { status: 'cancelled', license_type: 'extended' },

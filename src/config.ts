@@ -10,6 +10,7 @@ import { type ServerLimits, ServerSchema } from './server/server-limits.js';
 import { DEFAULT_POSTGRES_TIMEOUTS, type PostgresTimeouts, type StoreLocation } from './store/store-location.js';
 import { languages } from './variants/languages.js';
 import { CurrencySchema, type VariantConfig, VariantSchema } from './variants/variant-config.js';
+import { checkBrand } from './web/workspace-brand.js';
 import { WorkspaceSchema, type WorkspaceSettings } from './web/workspace-config.js';
 import {
   allowHostProblem,
@@ -399,6 +400,7 @@ export function loadConfig(env: Env = process.env): Config {
   });
   const redis = parseRedis(env, problems);
   const marketbob = buildMarketbobConfig(file?.marketbob, env, problems);
+  const brand = checkBrand(file?.workspace?.brand, env.MARKETPLACE_CONFIG, problems);
 
   if (problems.length > 0 || !checked?.valid || !file || !server || typeof store === 'string') {
     throw new ConfigError(problems);
@@ -411,7 +413,7 @@ export function loadConfig(env: Env = process.env): Config {
     limits: Object.freeze({ ...defaultConfigFile.limits, ...file.limits }),
     redis,
     keyRotationGraceSeconds: file.keyRotationGraceSeconds ?? defaultConfigFile.keyRotationGraceSeconds,
-    workspace: Object.freeze({ ...defaultConfigFile.workspace, ...file.workspace }),
+    workspace: Object.freeze({ ...defaultConfigFile.workspace, ...file.workspace, brand }),
     activity: Object.freeze({ ...defaultConfigFile.activity, ...file.activity }),
     server,
     store,

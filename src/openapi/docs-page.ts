@@ -47,16 +47,25 @@ export const DOCS_SECURITY_HEADERS = {
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
+/** The marketplace's name and favicon (src/web/workspace-brand.ts), when the page shows them. */
+export interface DocsBrand {
+  /** Left out when it is the product's own (already in the title). */
+  readonly name: string | undefined;
+  readonly icon: string;
+}
+
 /** The HTML of `{prefix}/docs`; its assets live under it. */
-export function docsHtml(language: DocsLanguage, prefix: string): string {
+export function docsHtml(language: DocsLanguage, prefix: string, brand?: DocsBrand): string {
   const at = escapeHtml(`${prefix}/docs`);
+  const title = brand?.name === undefined ? language.pageTitle : `${language.pageTitle} · ${brand.name}`;
+  const icon = brand === undefined ? '' : `<link rel="icon" href="${escapeHtml(brand.icon)}" type="image/svg+xml">\n`;
   return `<!doctype html>
 <html lang="${escapeHtml(language.htmlLang)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(language.pageTitle)}</title>
-<link rel="stylesheet" href="${at}/swagger-ui.css">
+<title>${escapeHtml(title)}</title>
+${icon}<link rel="stylesheet" href="${at}/swagger-ui.css">
 <link rel="stylesheet" href="${at}/docs.css">
 </head>
 <body>

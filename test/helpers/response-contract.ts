@@ -67,7 +67,13 @@ function fitsKeys(value: object, schema: TSchema): boolean {
 }
 
 /** Paths under a variant's base that other surfaces than the API answer. */
-const OTHER_SURFACES = [/^\/openapi\.json$/, /^\/docs(\/|$)/, /^\/(login|login\/code|logout)$/, /^\/workspace(\/|$)/];
+const OTHER_SURFACES = [
+  /^\/openapi\.json$/,
+  /^\/docs(\/|$)/,
+  /^\/(login|login\/code|logout)$/,
+  /^\/workspace(\/|$)/,
+  /^\/brand\//,
+];
 
 function withoutTrailingSlash(path: string): string {
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
@@ -133,6 +139,8 @@ export function createContractChecker(config: Config): ContractChecker {
       if (OTHER_SURFACES.some((surface) => surface.test(path)) || /^\/(admin\/|healthz$|readyz$)/.test(url.pathname)) {
         return;
       }
+      // The front page a browser gets at a base (its JSON 404 for anyone else is the contract's).
+      if ((path === '' || path === '/') && String(response.headers['content-type']).startsWith('text/html')) return;
       const method = String(options.method ?? 'GET').toUpperCase();
       const where = `${method} ${url.pathname} → ${response.statusCode}`;
       if (method === 'HEAD') {

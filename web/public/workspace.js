@@ -88,17 +88,23 @@ function addExampleCopy(pre, index) {
   button.type = 'button';
   button.className = 'button';
   button.textContent = copy;
+  // Named after its example ("Copy curl"): a page has several, and the key's own Copy is "Copy".
   const title = pre.previousElementSibling;
-  if (title?.classList.contains('code-title')) {
-    if (!title.id) title.id = `code-title-${index}`;
-    button.setAttribute('aria-describedby', title.id);
-  }
+  const what = title?.classList.contains('code-title') ? title.textContent.trim() : `${index + 1}`;
+  const label = (word) => `${word} ${what}`;
+  button.setAttribute('aria-label', label(copy));
   const exampleText = exampleSource(pre);
   const status = document.createElement('p');
   status.className = 'code-status';
   status.setAttribute('role', 'status');
-  tools.append(button);
-  pre.before(tools);
+  // On the example's title row when it has one ("curl  [Copy]"), else above it.
+  if (title?.classList.contains('code-title')) {
+    title.before(tools);
+    tools.append(title, button);
+  } else {
+    tools.append(button);
+    pre.before(tools);
+  }
   pre.after(status);
   button.addEventListener('click', async () => {
     const text = exampleText();
@@ -111,10 +117,12 @@ function addExampleCopy(pre, index) {
     }
     if (!done) selectExample(pre);
     button.textContent = done ? copied : copy;
+    button.setAttribute('aria-label', label(done ? copied : copy));
     status.textContent = done ? copied : copyManually;
   });
   button.addEventListener('blur', () => {
     button.textContent = copy;
+    button.setAttribute('aria-label', label(copy));
   });
 }
 

@@ -20,10 +20,12 @@ export interface LanguageLink {
  */
 export function languageLinks(resolver: VariantResolver, request: FastifyRequest): LanguageLink[] {
   const path = pathOf(request.url);
-  const query = request.url.slice(path.length);
   const { variant: current, rest: after } = resolver.forPath(path, request.host);
-  // A base's own page, with or without its slash: the other base as it is written.
-  const rest = after === '/' ? '' : after;
+  // A base's own page, with or without its slash: the other base as it is written. A login waiting
+  // for its code is this variant's alone (its cookie is): the other language starts at its login.
+  const waiting = after === '/login/code';
+  const rest = after === '/' ? '' : waiting ? '/login' : after;
+  const query = waiting ? '' : request.url.slice(path.length);
   const links: LanguageLink[] = [];
   for (const variant of resolver.variants) {
     const { lang, prefix, host, baseUrl } = variant.config;
@@ -31,7 +33,8 @@ export function languageLinks(resolver: VariantResolver, request: FastifyRequest
     if (links.some((link) => link.lang === texts.lang)) continue;
     const here = `${prefix}${rest}` || '/';
     let href: string | undefined;
-    if (resolver.forPrefix(prefix, request.host) === variant) href = `${here}${query}`;
+    if (variant === current) href = request.url;
+    else if (resolver.forPrefix(prefix, request.host) === variant) href = `${here}${query}`;
     else if (host !== undefined && /^https?:\/\//.test(baseUrl)) href = `${new URL(baseUrl).origin}${here}${query}`;
     if (href === undefined) continue;
     links.push({ lang: texts.lang, name: texts.site.languageName, href, current: variant === current });

@@ -1,10 +1,13 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { FastifyRequest } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { createVariantResolver } from '../../src/variants/variant-runtime.js';
 import { packageVersion } from '../../src/version.js';
 import { wantsHtml } from '../../src/web/front-page.js';
+import { languageLinks } from '../../src/web/language-switch.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
 /** The front page at each variant's base, the brand on every page, and the JSON 404 kept for API clients. */
@@ -245,5 +248,27 @@ describe('workspace.brand in the config', () => {
     expect(wantsHtml(undefined)).toBe(false);
     expect(wantsHtml('*/*')).toBe(false);
     expect(wantsHtml('application/json;q=0.9, text/html;q=0.8')).toBe(false);
+  });
+});
+
+describe('the language switch', () => {
+  const { variants } = loadConfig({});
+  const resolver = createVariantResolver(variants);
+  const links = (url: string, host = '127.0.0.1:8080') =>
+    languageLinks(resolver, { url, host } as FastifyRequest).map(({ name, href, current }) => [name, href, current]);
+
+  it('links the same page (and query) in the other language; a login waiting for its code starts over there', () => {
+    expect(links('/workspace/purchase-codes?days=7')).toEqual([
+      ['English', '/workspace/purchase-codes?days=7', true],
+      ['Português', '/pt/workspace/purchase-codes?days=7', false],
+    ]);
+    expect(links('/pt/')).toEqual([
+      ['English', '/', false],
+      ['Português', '/pt/', true],
+    ]);
+    expect(links('/pt/login/code')).toEqual([
+      ['English', '/login', false],
+      ['Português', '/pt/login/code', true],
+    ]);
   });
 });

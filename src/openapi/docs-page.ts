@@ -58,7 +58,7 @@ export interface DocsBrand {
 export function docsHtml(language: DocsLanguage, prefix: string, brand?: DocsBrand): string {
   const at = escapeHtml(`${prefix}/docs`);
   const title = brand?.name === undefined ? language.pageTitle : `${language.pageTitle} · ${brand.name}`;
-  const icon = brand === undefined ? '' : `<link rel="icon" href="${escapeHtml(brand.icon)}" type="image/svg+xml">\n`;
+  const icon = brand === undefined ? '' : `<link rel="icon" href="${escapeHtml(brand.icon)}">\n`;
   return `<!doctype html>
 <html lang="${escapeHtml(language.htmlLang)}">
 <head>

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { VariantConfig } from '../variants/variant-config.js';
 import type { VariantResolver } from '../variants/variant-runtime.js';
-import { brandPaths, PRODUCT_NAME } from '../web/workspace-brand.js';
+import { brandPaths, logoHref, PRODUCT_NAME } from '../web/workspace-brand.js';
 import type { WorkspaceSettings } from '../web/workspace-config.js';
 import { docsLanguages } from './docs-languages.js';
 import { DOCS_SECURITY_HEADERS, docsCss, docsHtml, docsStartScript, swaggerUiAssets } from './docs-page.js';
@@ -41,7 +41,9 @@ export async function openApiPlugin(app: FastifyInstance, { config, resolver }: 
       documentText: JSON.stringify(buildOpenApiDocument(variant, config.support)),
       html: docsHtml(language, variant.prefix, {
         name: config.workspace?.brand?.name === PRODUCT_NAME ? undefined : config.workspace?.brand?.name,
-        icon: brandPaths(variant.prefix).icon,
+        icon:
+          (config.workspace?.brand && logoHref(config.workspace.brand, variant.prefix)) ??
+          brandPaths(variant.prefix).icon,
       }),
       startScript: docsStartScript(`${variant.prefix}/openapi.json`, language),
       css: docsCss(language),

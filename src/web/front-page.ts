@@ -42,7 +42,8 @@ export function pageChrome(
       name: brand.name,
       initial: [...brand.name][0]?.toUpperCase() ?? '',
       logo: logoHref(brand, prefix),
-      icon: paths.icon,
+      // The logo is the favicon when there is one; else the initial on the accent.
+      icon: logoHref(brand, prefix) ?? paths.icon,
       css: paths.css,
     },
     languages: languageLinks(resolver, request),

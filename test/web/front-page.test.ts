@@ -51,7 +51,7 @@ describe('front page', () => {
     expect(page.body).toContain('<a href="/openapi.json">OpenAPI document</a>');
     expect(page.body).toContain('<a href="/login">Seller workspace</a>');
     expect(page.body).toContain(`marketplace-api ${packageVersion()}`);
-    expect(page.body).toContain('<link rel="icon" href="/brand/icon.svg" type="image/svg+xml">');
+    expect(page.body).toContain('<link rel="icon" href="/brand/icon.svg">');
     // The other language, for the same page.
     expect(page.body).toContain('<a href="/pt" lang="pt-BR" hreflang="pt-BR">Português</a>');
     expect(page.body).toContain('<a href="/" lang="en" hreflang="en" aria-current="true">English</a>');
@@ -130,7 +130,7 @@ describe('front page', () => {
     const ended = await t.app.inject({ url: '/login?ended=1' });
     expect(ended.body).toContain('<a href="/pt/login?ended=1" lang="pt-BR" hreflang="pt-BR">Português</a>');
     const docs = await t.app.inject({ url: '/pt/docs' });
-    expect(docs.body).toContain('<link rel="icon" href="/pt/brand/icon.svg" type="image/svg+xml">');
+    expect(docs.body).toContain('<link rel="icon" href="/pt/brand/icon.svg">');
   });
 });
 
@@ -185,6 +185,9 @@ describe('front page with a brand', () => {
     const login = await t.app.inject({ url: '/login', headers: { host: 'market.example.com' } });
     expect(login.body).toContain('<img class="brand-logo" src="/brand/logo" alt="" width="32" height="32">');
     expect(login.body).toContain('<span>Ébano Market</span>');
+    // The logo is the favicon.
+    expect(login.body).toContain('<link rel="icon" href="/brand/logo">');
+    expect(docs.body).toContain('<link rel="icon" href="/brand/logo">');
   });
 });
 

@@ -161,7 +161,7 @@ describe('front page with a brand', () => {
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('<html lang="pt-BR">');
     expect(page.body).toContain('<title>API do vendedor · Ébano Market</title>');
-    expect(page.body).toContain('Os vendedores do Ébano Market chamam esta API');
+    expect(page.body).toContain('Quem vende em Ébano Market chama esta API');
     expect(page.body).toContain('<img class="hero-logo" src="/brand/logo" alt="Ébano Market" width="64" height="64">');
     expect(page.body).toContain('<a href="https://market.example.com/" lang="en" hreflang="en">English</a>');
     const en = await t.app.inject({ url: '/', headers: { accept: BROWSER, host: 'market.example.com' } });

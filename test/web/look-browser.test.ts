@@ -1,4 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Secret } from 'otpauth';
 import type { Page } from 'playwright-core';
@@ -219,6 +221,40 @@ describe.each(Object.keys(LABELS) as Lang[])('the pages in Chromium (%s)', (lang
     // The demo's month of activity: bars across the chart.
     await page.goto(`${origin}${l.base}/workspace/purchase-codes?code=${DEMO_PURCHASE_CODE}`);
     expect(await page.locator('.chart rect.bar, .chart .bar').count()).toBeGreaterThan(15);
+    await page.close();
+  });
+});
+
+describe('a deployment with its own brand', () => {
+  let branded: TestApp;
+  let at: string;
+  beforeAll(async () => {
+    const logo = join(mkdtempSync(join(tmpdir(), 'look-brand-')), 'logo.svg');
+    writeFileSync(
+      logo,
+      '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><circle cx="16" cy="16" r="15" fill="#14532d"/><path d="M9 17l5 5 9-11" stroke="#fff" stroke-width="3" fill="none"/></svg>',
+    );
+    branded = await createTestApp('sqlite', {
+      logLevel: 'info',
+      configFile: { workspace: { brand: { name: 'Loja Ébano', accent: '#fbbf24', logo } } },
+    });
+    await branded.app.listen({ host: '127.0.0.1', port: 0 });
+    at = `http://127.0.0.1:${(branded.app.server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await branded?.close();
+  });
+
+  it.each(['', '/pt'])('shows its name and logo on the front page and the login card (%s)', async (base) => {
+    const page = await browser.context.newPage();
+    const refusals = watchCspRefusals(page);
+    await page.goto(`${at}${base || '/'}`);
+    expect(await page.title()).toContain('Loja Ébano');
+    expect(await page.locator('header img.brand-logo').count()).toBe(1);
+    await shoot(page, `brand${base.replace('/', '-') || '-en'}-front`, refusals);
+    await page.goto(`${at}${base}/login`);
+    expect(await page.locator('.card-brand').innerText()).toContain('Loja Ébano');
+    await shoot(page, `brand${base.replace('/', '-') || '-en'}-login`, refusals);
     await page.close();
   });
 });

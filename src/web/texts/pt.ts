@@ -221,7 +221,7 @@ export const pt: WorkspaceTexts = {
     front: {
       title: 'API do vendedor',
       intro: (brand) =>
-        `Os vendedores do ${brand} chamam esta API com a sua chave de API: validam o código de compra de um comprador a cada instalação do seu software, leem a sua conta e listam os seus itens.`,
+        `Quem vende em ${brand} chama esta API com a sua chave de API: valida o código de compra de um comprador a cada instalação do seu software, lê a sua conta e lista os seus itens.`,
       linksLabel: 'Comece aqui',
       docs: 'Documentação da API',
       docsText: 'Cada endpoint, as suas respostas e erros, com o botão Experimentar.',

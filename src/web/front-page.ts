@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { Eta } from 'eta';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { VariantResolver } from '../variants/variant-runtime.js';
-import { packageVersion } from '../version.js';
 import { type LanguageLink, languageLinks } from './language-switch.js';
 import { packageRoot } from './package-root.js';
 import { workspaceLanguages } from './texts/workspace-languages.js';
@@ -85,6 +84,8 @@ export function wantsHtml(accept: string | undefined): boolean {
 export interface FrontPageOptions {
   readonly resolver: VariantResolver;
   readonly brand: Brand | undefined;
+  /** The service's version, shown under the links. */
+  readonly version: string;
 }
 
 /**
@@ -95,10 +96,9 @@ export interface FrontPageOptions {
  * the brand's favicon, logo file and colours under `{base}/brand/`.
  */
 export async function frontPagePlugin(app: FastifyInstance, options: FrontPageOptions): Promise<void> {
-  const { resolver } = options;
+  const { resolver, version } = options;
   const brand = options.brand ?? defaultBrand();
   const eta = new Eta({ views: join(packageRoot(), 'web', 'views'), cache: true });
-  const version = packageVersion();
   const headers = pageSecurityHeaders(brand);
   const icon = brandIconSvg(brand);
   // The accent in a stylesheet of its own: the pages' policy allows no inline style.

@@ -17,6 +17,8 @@ import { applyServerLimits } from './server/server-limits.js';
 import { createServerOptions } from './server/server-options.js';
 import type { Store } from './store/store.js';
 import { createVariantResolver } from './variants/variant-runtime.js';
+import { packageVersion } from './version.js';
+import { frontPagePlugin } from './web/front-page.js';
 import { workspacePlugin } from './web/workspace-plugin.js';
 import { createWebhooksService } from './webhooks/webhooks-service.js';
 
@@ -107,6 +109,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(healthPlugin, { store, isShuttingDown: options.isShuttingDown });
   await app.register(openApiPlugin, { config, resolver });
   await app.register(workspacePlugin, { config, store, keys, resolver, limits, webhooks: webhooks.deps });
+  await app.register(frontPagePlugin, { resolver, brand: config.workspace.brand, version: packageVersion() });
   injectThroughTheDoor(app);
   await app.register(adminPlugin, {
     prefix: ADMIN_PREFIX,

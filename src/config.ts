@@ -11,6 +11,7 @@ import { DEFAULT_POSTGRES_TIMEOUTS, type PostgresTimeouts, type StoreLocation } 
 import { languages } from './variants/languages.js';
 import { marketbobVariantTexts } from './variants/marketbob-variant-texts.js';
 import { CurrencySchema, type VariantConfig, VariantSchema } from './variants/variant-config.js';
+import { checkBrand } from './web/workspace-brand.js';
 import { WorkspaceSchema, type WorkspaceSettings } from './web/workspace-config.js';
 import {
   allowHostProblem,
@@ -400,6 +401,7 @@ export function loadConfig(env: Env = process.env): Config {
   });
   const redis = parseRedis(env, problems);
   const marketbob = buildMarketbobConfig(file?.marketbob, env, problems);
+  const brand = checkBrand(file?.workspace?.brand, env.MARKETPLACE_CONFIG, problems);
 
   if (problems.length > 0 || !checked?.valid || !file || !server || typeof store === 'string') {
     throw new ConfigError(problems);
@@ -412,7 +414,7 @@ export function loadConfig(env: Env = process.env): Config {
     limits: Object.freeze({ ...defaultConfigFile.limits, ...file.limits }),
     redis,
     keyRotationGraceSeconds: file.keyRotationGraceSeconds ?? defaultConfigFile.keyRotationGraceSeconds,
-    workspace: Object.freeze({ ...defaultConfigFile.workspace, ...file.workspace }),
+    workspace: Object.freeze({ ...defaultConfigFile.workspace, ...file.workspace, brand }),
     activity: Object.freeze({ ...defaultConfigFile.activity, ...file.activity }),
     server,
     store,

@@ -5,6 +5,7 @@ import type { KeyMaterial } from '../keys/server-secret.js';
 import { showKey } from '../operations/account-keys.js';
 import { hashPassword } from '../passwords/password-hash.js';
 import type { Store } from '../store/store.js';
+import { demoActivity } from './demo-activity.js';
 import { DEMO_SELLER, demoLines } from './demo-data.js';
 
 /** What the first-start banner shows of the demo seller. */
@@ -15,12 +16,14 @@ export interface DemoCredentials {
   readonly password: string;
 }
 
-/** Fills an empty store with the demo data; returns the demo seller's key and workspace password. */
+/** Fills an empty store with the demo data (and a month of purchase-code activity); returns the demo seller's key and workspace password. */
 export async function loadDemoData(store: Store, keys: KeyMaterial): Promise<DemoCredentials> {
   const result = await importNdjson(store, keys, Readable.from(demoLines().map((line) => `${line}\n`)));
   if (!result.ok) {
     throw new Error(`demo data rejected: ${result.errors.map((e) => `line ${e.line}: ${e.message}`).join('; ')}`);
   }
+  // A month of validations, so the purchase-codes page has something to show.
+  await store.recordActivity(demoActivity(Date.now()));
   const key = await showKey(store, keys, DEMO_SELLER);
   if (key === undefined || key === null) throw new Error('demo seller missing after import');
   const password = randomBytes(9).toString('base64url');

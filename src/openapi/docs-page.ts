@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { packageRoot } from '../web/package-root.js';
 import type { DocsLanguage } from './docs-languages.js';
 
 /**
@@ -23,24 +22,16 @@ const SWAGGER_UI_FILES: Readonly<Record<string, string>> = {
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
 };
 
-/**
- * Reads Swagger UI's files from the installed package, and the page's icon: the workspace's own
- * (web/public/favicon.svg), so that the docs and the workspace look like one product in a tab.
- */
+/** Reads Swagger UI's files from the installed package. */
 export function swaggerUiAssets(): ReadonlyMap<string, DocsAsset> {
   const staticDir = join(dirname(createRequire(import.meta.url).resolve('@fastify/swagger-ui/package.json')), 'static');
-  const favicon = readFileSync(join(packageRoot(), 'web', 'public', 'favicon.svg'));
   return new Map([
     ...Object.entries(SWAGGER_UI_FILES).map(([name, type]): [string, DocsAsset] => [
       name,
       { type, body: readFileSync(join(staticDir, name)) },
     ]),
-    [DOCS_FAVICON, { type: 'image/svg+xml', body: favicon }],
   ]);
 }
-
-/** The icon's name under `{base}/docs/`. */
-export const DOCS_FAVICON = 'favicon.svg';
 
 /**
  * The page's headers: as the workspace's (no framing, no referrer, nothing from elsewhere), with
@@ -59,17 +50,25 @@ export const DOCS_SECURITY_HEADERS = {
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
+/** The marketplace's name and favicon (src/web/workspace-brand.ts), when the page shows them. */
+export interface DocsBrand {
+  /** Left out when it is the product's own (already in the title). */
+  readonly name: string | undefined;
+  readonly icon: string;
+}
+
 /** The HTML of `{prefix}/docs`; its assets live under it. */
-export function docsHtml(language: DocsLanguage, prefix: string): string {
+export function docsHtml(language: DocsLanguage, prefix: string, brand?: DocsBrand): string {
   const at = escapeHtml(`${prefix}/docs`);
+  const title = brand?.name === undefined ? language.pageTitle : `${language.pageTitle} · ${brand.name}`;
+  const icon = brand === undefined ? '' : `<link rel="icon" href="${escapeHtml(brand.icon)}">\n`;
   return `<!doctype html>
 <html lang="${escapeHtml(language.htmlLang)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(language.pageTitle)}</title>
-<link rel="icon" href="${at}/${DOCS_FAVICON}" type="image/svg+xml">
-<link rel="stylesheet" href="${at}/swagger-ui.css">
+<title>${escapeHtml(title)}</title>
+${icon}<link rel="stylesheet" href="${at}/swagger-ui.css">
 <link rel="stylesheet" href="${at}/docs.css">
 </head>
 <body>

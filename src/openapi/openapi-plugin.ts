@@ -1,13 +1,20 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { VariantConfig } from '../variants/variant-config.js';
 import type { VariantResolver } from '../variants/variant-runtime.js';
+import { brandPaths, logoHref, PRODUCT_NAME } from '../web/workspace-brand.js';
+import type { WorkspaceSettings } from '../web/workspace-config.js';
 import { docsLanguages } from './docs-languages.js';
 import { DOCS_SECURITY_HEADERS, docsCss, docsHtml, docsStartScript, swaggerUiAssets } from './docs-page.js';
 import { buildOpenApiDocument } from './openapi-document.js';
 
 /** What the docs plugin needs: the variants and whether purchases show `supported_until`. */
 export interface OpenApiPluginOptions {
-  readonly config: { readonly variants: readonly VariantConfig[]; readonly support: boolean };
+  readonly config: {
+    readonly variants: readonly VariantConfig[];
+    readonly support: boolean;
+    /** The marketplace's name and favicon on the page. */
+    readonly workspace?: Pick<WorkspaceSettings, 'brand'>;
+  };
   /** The app's variant resolver (built once, in buildApp). */
   readonly resolver: VariantResolver;
 }
@@ -32,7 +39,12 @@ export async function openApiPlugin(app: FastifyInstance, { config, resolver }: 
     const language = docsLanguages[variant.lang];
     served.set(variant, {
       documentText: JSON.stringify(buildOpenApiDocument(variant, config.support)),
-      html: docsHtml(language, variant.prefix),
+      html: docsHtml(language, variant.prefix, {
+        name: config.workspace?.brand?.name === PRODUCT_NAME ? undefined : config.workspace?.brand?.name,
+        icon:
+          (config.workspace?.brand && logoHref(config.workspace.brand, variant.prefix)) ??
+          brandPaths(variant.prefix).icon,
+      }),
       startScript: docsStartScript(`${variant.prefix}/openapi.json`, language),
       css: docsCss(language),
     });

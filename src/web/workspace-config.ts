@@ -1,6 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { type Brand, BrandSchema } from './workspace-brand.js';
 
-/** The seller's workspace pages: sessions and login attempts. */
+/** The seller's workspace pages: sessions, login attempts, and the marketplace's brand. */
 export const WorkspaceSchema = Type.Object(
   {
     sessionIdleMinutes: Type.Optional(
@@ -25,7 +26,11 @@ export const WorkspaceSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    brand: Type.Optional(BrandSchema),
   },
   { additionalProperties: false },
 );
-export type WorkspaceSettings = Required<Static<typeof WorkspaceSchema>>;
+export type WorkspaceSettings = Required<Omit<Static<typeof WorkspaceSchema>, 'brand'>> & {
+  /** Resolved by checkBrand (workspace-brand.ts); the product's own when left out. */
+  readonly brand?: Brand | undefined;
+};

@@ -21,6 +21,7 @@ import { pathOf } from '../server/url-path.js';
 import type { Store } from '../store/store.js';
 import type { VariantResolver } from '../variants/variant-runtime.js';
 import type { WebhookServiceDeps } from '../webhooks/webhook-endpoints.js';
+import { pageChrome, pageSecurityHeaders } from './front-page.js';
 import { createLoginAttempts } from './login-attempts.js';
 import { loginGate } from './login-gate.js';
 import { packageRoot } from './package-root.js';
@@ -39,6 +40,7 @@ import type { WorkspaceTexts } from './texts/workspace-texts.js';
 import { codeStep, normalizeCode } from './two-factor-codes.js';
 import { validationExample } from './validation-example.js';
 import { registerWebhookPages, type WebhookFlash } from './webhooks-page.js';
+import { defaultBrand } from './workspace-brand.js';
 import type { WorkspaceSettings } from './workspace-config.js';
 import { createWorkspaceSessions, type LiveSession } from './workspace-sessions.js';
 
@@ -59,17 +61,6 @@ export interface WorkspaceOptions {
   /** Sellers' webhook endpoints (src/webhooks). */
   readonly webhooks: WebhookServiceDeps;
 }
-
-/** Every workspace response: never cached, never framed, no referrer, only our own scripts and styles. */
-const SECURITY_HEADERS = {
-  'cache-control': 'no-store',
-  'content-security-policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; " +
-    "frame-ancestors 'none'; base-uri 'none'",
-  'x-frame-options': 'DENY',
-  'referrer-policy': 'no-referrer',
-  'x-content-type-options': 'nosniff',
-} as const;
 
 const HTML = 'text/html; charset=utf-8';
 /** Form bodies are a few short fields. */
@@ -168,8 +159,11 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
 
   await scope.register(cookie);
   await scope.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
+  const brand = config.workspace.brand ?? defaultBrand();
+  // Every workspace response: never cached, never framed, no referrer, only our own scripts and styles.
+  const securityHeaders = pageSecurityHeaders(brand);
   scope.addHook('onRequest', (_request, reply, done) => {
-    reply.headers(SECURITY_HEADERS);
+    reply.headers(securityHeaders);
     done();
   });
 
@@ -182,7 +176,7 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
     reply
       .code(status)
       .type(HTML)
-      .send(eta.render(`./${view}`, data));
+      .send(eta.render(`./${view}`, { ...pageChrome(brand, resolver, reply.request, data.base), ...data }));
 
   scope.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
     const { t, base } = textsFor(request);
@@ -332,6 +326,8 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
         createdAt: createdAt === undefined ? undefined : dateText(t, new Date(createdAt)),
         lastUsedAt: lastUsedAt === undefined ? undefined : dateText(t, new Date(lastUsedAt)),
         example: validationExample(t, url, shownKey),
+        // What Copy takes while the key is masked: the example with the key (already in the page for Copy).
+        exampleToCopy: key !== undefined && !options.reveal ? validationExample(t, url, key) : undefined,
         rotated: options.rotated !== undefined,
         // MarketBob owns the key: the seller replaces it there (docs/marketbob.md).
         keyFromMarketplace: marketbobUser !== undefined,

@@ -68,7 +68,13 @@ function fitsKeys(value: object, schema: TSchema): boolean {
 }
 
 /** Paths under a variant's base that other surfaces than the API answer. */
-const OTHER_SURFACES = [/^\/openapi\.json$/, /^\/docs(\/|$)/, /^\/(login|login\/code|logout)$/, /^\/workspace(\/|$)/];
+const OTHER_SURFACES = [
+  /^\/openapi\.json$/,
+  /^\/docs(\/|$)/,
+  /^\/(login|login\/code|logout)$/,
+  /^\/workspace(\/|$)/,
+  /^\/brand\//,
+];
 
 function withoutTrailingSlash(path: string): string {
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
@@ -134,6 +140,8 @@ export function createContractChecker(config: Config): ContractChecker {
       if (OTHER_SURFACES.some((surface) => surface.test(path)) || /^\/(admin\/|healthz$|readyz$)/.test(url.pathname)) {
         return;
       }
+      // The front page a browser gets at a base (its JSON 404 for anyone else is the contract's).
+      if ((path === '' || path === '/') && String(response.headers['content-type']).startsWith('text/html')) return;
       const method = String(options.method ?? 'GET').toUpperCase();
       // A variant in MarketBob's shape answers its four endpoints as MarketBob does, not as the
       // contract: checked against MarketBob's shape (the statuses it has words for; the rest, such

@@ -113,9 +113,9 @@ describe('the docs page', () => {
         // One section of webhooks, under Swagger UI's own heading: no tag section of that name beside it.
         expect(await page.locator('.opblock-tag-section').count()).toBe(1);
         expect(await page.locator('.webhooks h2').allInnerTexts()).toEqual(['Webhooks']);
-        // The tab's icon, from the page's own origin.
+        // The tab's icon: the marketplace's brand icon, from the page's own origin.
         const icon = await page.locator('link[rel="icon"]').getAttribute('href');
-        expect(icon).toBe(`${variant.base}/docs/favicon.svg`);
+        expect(icon).toBe(`${variant.base}/brand/icon.svg`);
         const iconResponse = await page.request.get(`${origin}${icon}`);
         expect([iconResponse.status(), iconResponse.headers()['content-type']]).toEqual([200, 'image/svg+xml']);
         expect(await page.locator('.info .title').innerText()).toContain(`marketplace-api (${variant.lang})`);

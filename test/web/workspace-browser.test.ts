@@ -282,15 +282,21 @@ describe.each(TEST_STORES)('the seller workspace in Chromium (%s)', (kind) => {
         await page.setViewportSize({ width: 390, height: 844 });
         expect((await boxOf(page, 'main .card')).width).toBeGreaterThanOrEqual(350);
         await page.setViewportSize({ width: 1280, height: 800 });
-        // A visible focus ring on what the keyboard reaches: the skip link, the docs link, a field, the button.
+        // A visible focus ring on what the keyboard reaches: the skip link, the brand (home), the docs
+        // link, the two languages, a field, the button.
         const focusRing =
           '(() => { const s = getComputedStyle(document.activeElement); return [document.activeElement.tagName, s.outlineStyle, s.outlineWidth].join(" "); })()';
         const rings: string[] = [];
-        for (let step = 0; step < 5; step++) {
+        for (let step = 0; step < 8; step++) {
           await page.keyboard.press('Tab');
           rings.push((await page.evaluate(focusRing)) as string);
         }
-        expect(rings).toEqual(['A solid 3px', 'A solid 3px', 'INPUT solid 3px', 'INPUT solid 3px', 'BUTTON solid 3px']);
+        expect(rings).toEqual([
+          ...Array.from({ length: 5 }, () => 'A solid 3px'),
+          'INPUT solid 3px',
+          'INPUT solid 3px',
+          'BUTTON solid 3px',
+        ]);
 
         // Blank fields: the form is sent (no browser bubble, in the browser's language) and the
         // page answers in its own, beside each field.

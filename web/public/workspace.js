@@ -38,3 +38,92 @@ function setUpCopy(button) {
 for (const button of document.querySelectorAll('button[data-copy]')) {
   if (navigator.clipboard) setUpCopy(button);
 }
+
+/**
+ * What a code example's Copy takes: the <template class="copy-source"> right after it (the example
+ * with the key itself, while the page shows it masked), else the text shown.
+ */
+function exampleSource(pre) {
+  const next = pre.nextElementSibling;
+  const source = next?.tagName === 'TEMPLATE' && next.classList.contains('copy-source') ? next : undefined;
+  return () => (source ? source.content.textContent : pre.textContent).trim();
+}
+
+/**
+ * Without the clipboard API (or its permission): the browser's own copy command over a hidden
+ * text area holding the example. Says whether it copied.
+ */
+function copyByCommand(text) {
+  const area = document.createElement('textarea');
+  area.value = text;
+  area.setAttribute('readonly', '');
+  area.className = 'sr-only';
+  document.body.append(area);
+  area.select();
+  let copied = false;
+  try {
+    copied = document.execCommand('copy');
+  } catch {
+    copied = false;
+  }
+  area.remove();
+  return copied;
+}
+
+/** Both refused: the example is selected, for the reader's own shortcut. */
+function selectExample(pre) {
+  const selection = window.getSelection();
+  selection.removeAllRanges();
+  const range = document.createRange();
+  range.selectNodeContents(pre);
+  selection.addRange(range);
+}
+
+/** A Copy button above each code example; the texts come from the page, in its language. */
+function addExampleCopy(pre, index) {
+  const { copy, copied, copyManually } = document.body.dataset;
+  const tools = document.createElement('div');
+  tools.className = 'code-tools';
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'button';
+  button.textContent = copy;
+  // Named after its example ("Copy curl"): a page has several, and the key's own Copy is "Copy".
+  const title = pre.previousElementSibling;
+  const what = title?.classList.contains('code-title') ? title.textContent.trim() : `${index + 1}`;
+  const label = (word) => `${word} ${what}`;
+  button.setAttribute('aria-label', label(copy));
+  const exampleText = exampleSource(pre);
+  const status = document.createElement('p');
+  status.className = 'code-status';
+  status.setAttribute('role', 'status');
+  // On the example's title row when it has one ("curl  [Copy]"), else above it.
+  if (title?.classList.contains('code-title')) {
+    title.before(tools);
+    tools.append(title, button);
+  } else {
+    tools.append(button);
+    pre.before(tools);
+  }
+  pre.after(status);
+  button.addEventListener('click', async () => {
+    const text = exampleText();
+    let done = false;
+    try {
+      await navigator.clipboard.writeText(text);
+      done = true;
+    } catch {
+      done = copyByCommand(text);
+    }
+    if (!done) selectExample(pre);
+    button.textContent = done ? copied : copy;
+    button.setAttribute('aria-label', label(done ? copied : copy));
+    status.textContent = done ? copied : copyManually;
+  });
+  button.addEventListener('blur', () => {
+    button.textContent = copy;
+    button.setAttribute('aria-label', label(copy));
+  });
+}
+
+document.querySelectorAll('pre.code').forEach(addExampleCopy);

@@ -211,4 +211,26 @@ export const en: WorkspaceTexts = {
     errorText: 'An unexpected error stopped this page. Please try again.',
     backToStart: 'Go to the workspace',
   },
+  site: {
+    languageName: 'English',
+    languageSwitch: 'Language',
+    copy: 'Copy',
+    copied: 'Copied',
+    copyManually: 'Copying is not allowed here: the example is selected, press Ctrl+C (⌘C on a Mac) to copy it.',
+    front: {
+      title: 'Seller API',
+      intro: (brand) =>
+        `Sellers on ${brand} call this API with their API key: validate a buyer's purchase code on every install of their software, read their account and list their items.`,
+      linksLabel: 'Start here',
+      docs: 'API documentation',
+      docsText: 'Every endpoint, its answers and errors, with Try it out.',
+      openapi: 'OpenAPI document',
+      openapiText: 'The same, machine-readable: generate a client or import it into your tools.',
+      login: 'Seller workspace',
+      loginText: 'Log in to see your API key, your purchase codes and your webhooks.',
+      firstCall: 'Your first call',
+      firstCallText: 'Your API key is in the workspace, under Settings, with examples to copy.',
+      servedBy: (product, version) => `${product} ${version}`,
+    },
+  },
 };

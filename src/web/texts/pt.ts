@@ -212,4 +212,26 @@ export const pt: WorkspaceTexts = {
     errorText: 'Um erro inesperado interrompeu esta página. Tente novamente.',
     backToStart: 'Ir para o painel',
   },
+  site: {
+    languageName: 'Português',
+    languageSwitch: 'Idioma',
+    copy: 'Copiar',
+    copied: 'Copiado',
+    copyManually: 'Não é possível copiar aqui: o exemplo está selecionado, pressione Ctrl+C (⌘C no Mac) para copiá-lo.',
+    front: {
+      title: 'API do vendedor',
+      intro: (brand) =>
+        `Quem vende em ${brand} chama esta API com a sua chave de API: valida o código de compra de um comprador a cada instalação do seu software, lê a sua conta e lista os seus itens.`,
+      linksLabel: 'Comece aqui',
+      docs: 'Documentação da API',
+      docsText: 'Cada endpoint, as suas respostas e erros, com o botão Experimentar.',
+      openapi: 'Documento OpenAPI',
+      openapiText: 'O mesmo, legível por máquina: gere um cliente ou importe-o nas suas ferramentas.',
+      login: 'Painel do vendedor',
+      loginText: 'Entre para ver a sua chave de API, os seus códigos de compra e os seus webhooks.',
+      firstCall: 'A sua primeira chamada',
+      firstCallText: 'A sua chave de API está no painel, em Configurações, com exemplos para copiar.',
+      servedBy: (product, version) => `${product} ${version}`,
+    },
+  },
 };

@@ -206,4 +206,29 @@ export interface WorkspaceTexts {
     readonly errorText: string;
     readonly backToStart: string;
   };
+  /** The front page, the language switch and the copy buttons of code examples. */
+  readonly site: {
+    /** This language's name, in this language: how the language switch offers it. */
+    readonly languageName: string;
+    readonly languageSwitch: string;
+    readonly copy: string;
+    readonly copied: string;
+    /** The clipboard is not allowed: the example is selected for the reader's own shortcut. */
+    readonly copyManually: string;
+    readonly front: {
+      /** The page's title and heading: the marketplace's name comes before it. */
+      readonly title: string;
+      readonly intro: (brand: string) => string;
+      readonly linksLabel: string;
+      readonly docs: string;
+      readonly docsText: string;
+      readonly openapi: string;
+      readonly openapiText: string;
+      readonly login: string;
+      readonly loginText: string;
+      readonly firstCall: string;
+      readonly firstCallText: string;
+      readonly servedBy: (product: string, version: string) => string;
+    };
+  };
 }

@@ -211,4 +211,29 @@ export const en: WorkspaceTexts = {
     errorText: 'An unexpected error stopped this page. Please try again.',
     backToStart: 'Go to the workspace',
   },
+  webhookChecks: {
+    urlProblems: {
+      absolute: 'Enter a full address, starting with https://.',
+      scheme: 'The address must start with https:// or http://.',
+      https: 'The address must start with https://.',
+      credentials: 'The address must not hold a user name or password.',
+      fragment: 'The address must not end in a # part.',
+      length: 'The address is too long: at most 2000 characters.',
+      private:
+        'This address leads to a private, local or reserved network (such as 127.0.0.1, 10.x.x.x or 192.168.x.x), which webhooks are never sent to. Enter an address that can be reached from the internet.',
+    },
+    statusRefused: 'Disabled: address refused',
+    refusedText:
+      'Deliveries to this address are refused: it leads to a private, local or reserved network, or it is not an address webhooks may use. It was disabled at once rather than tried for days. Its events are kept: delete it and add a public https:// address, or enable it again once the name points to a public address.',
+    details: {
+      privateAddress: 'Refused: the address is private, local or reserved.',
+      urlRefused: (why) => `Refused: ${why}`,
+      timedOut: (seconds) => `No answer within ${seconds} s.`,
+      couldNotConnect: (code) => (code === '' ? 'Could not connect.' : `Could not connect (${code}).`),
+      redirect: 'A redirect, which is not followed.',
+      httpStatus: (status) => `Answered HTTP ${status}.`,
+      notPrepared: 'Could not be prepared (see the server log).',
+      excerpt: (detail, excerpt) => `${detail} “${excerpt}”`,
+    },
+  },
 };

@@ -212,4 +212,29 @@ export const pt: WorkspaceTexts = {
     errorText: 'Um erro inesperado interrompeu esta página. Tente novamente.',
     backToStart: 'Ir para o painel',
   },
+  webhookChecks: {
+    urlProblems: {
+      absolute: 'Informe um endereço completo, começando com https://.',
+      scheme: 'O endereço deve começar com https:// ou http://.',
+      https: 'O endereço deve começar com https://.',
+      credentials: 'O endereço não deve conter usuário nem senha.',
+      fragment: 'O endereço não deve terminar com uma parte #.',
+      length: 'O endereço é longo demais: no máximo 2000 caracteres.',
+      private:
+        'Este endereço leva a uma rede privada, local ou reservada (como 127.0.0.1, 10.x.x.x ou 192.168.x.x), para a qual webhooks nunca são enviados. Informe um endereço acessível pela internet.',
+    },
+    statusRefused: 'Desativado: endereço recusado',
+    refusedText:
+      'As entregas a este endereço são recusadas: ele leva a uma rede privada, local ou reservada, ou não é um endereço que webhooks possam usar. Ele foi desativado na hora, em vez de tentado por dias. Seus eventos são guardados: exclua-o e adicione um endereço https:// público, ou ative-o de novo quando o nome apontar para um endereço público.',
+    details: {
+      privateAddress: 'Recusada: o endereço é privado, local ou reservado.',
+      urlRefused: (why) => `Recusada: ${why}`,
+      timedOut: (seconds) => `Sem resposta em ${seconds} s.`,
+      couldNotConnect: (code) => (code === '' ? 'Não foi possível conectar.' : `Não foi possível conectar (${code}).`),
+      redirect: 'Um redirecionamento, que não é seguido.',
+      httpStatus: (status) => `Respondeu HTTP ${status}.`,
+      notPrepared: 'Não foi possível prepará-la (veja o log do servidor).',
+      excerpt: (detail, excerpt) => `${detail} “${excerpt}”`,
+    },
+  },
 };

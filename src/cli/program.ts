@@ -138,7 +138,7 @@ export function createProgram({ loadConfig, version }: ProgramOptions): Command 
       const old = rotated.oldKeyWorksUntil;
       process.stderr.write(
         `${old ? `The old key works until ${old.toISOString()}.` : 'The old key no longer works.'} ` +
-          'This new key is shown once: keep it safe.\n',
+          `Keep this new key safe; see it again with: npm run cli -- keys show ${username}\n`,
       );
     });
 

@@ -77,7 +77,8 @@ export const en: WorkspaceTexts = {
       'Your API key is managed by the marketplace you sell on. To replace it, generate a new key in your account settings there: the new key works here within seconds, and the old one stops.',
     noKeyFromMarketplace:
       'This account has no API key yet. Generate one in your account settings on the marketplace you sell on: it works here within seconds.',
-    newKeyShownOnce: 'Your new key is shown here in full once. Copy it now and keep it safe.',
+    newKeyShownOnce:
+      'Your new key is shown here in full. Copy it now and keep it safe; Show displays it again when you need it.',
     oldKeyStopped: 'Your previous key no longer works.',
     oldKeyWorksUntil: 'Your previous key keeps working until',
   },
@@ -235,5 +236,11 @@ export const en: WorkspaceTexts = {
       notPrepared: 'Could not be prepared (see the server log).',
       excerpt: (detail, excerpt) => `${detail} “${excerpt}”`,
     },
+  },
+  exampleWords: {
+    phpCodeComment: 'The code the buyer entered (replace this one with it).',
+    phpOwnCodeComment: 'The code the buyer entered: here one of your own codes, to try it.',
+    phpValid: 'Valid purchase code',
+    phpNotValid: 'Not a valid purchase code',
   },
 };

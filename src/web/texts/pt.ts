@@ -77,7 +77,8 @@ export const pt: WorkspaceTexts = {
       'Sua chave de API é gerenciada pelo marketplace onde você vende. Para substituí-la, gere uma nova chave nas configurações da sua conta lá: a nova chave passa a funcionar aqui em segundos, e a anterior deixa de funcionar.',
     noKeyFromMarketplace:
       'Esta conta ainda não tem chave de API. Gere uma nas configurações da sua conta no marketplace onde você vende: ela passa a funcionar aqui em segundos.',
-    newKeyShownOnce: 'Sua nova chave aparece aqui por inteiro uma única vez. Copie-a agora e guarde-a em segurança.',
+    newKeyShownOnce:
+      'Sua nova chave aparece aqui por inteiro. Copie-a agora e guarde-a em segurança; Mostrar a exibe de novo quando precisar.',
     oldKeyStopped: 'Sua chave anterior não funciona mais.',
     oldKeyWorksUntil: 'Sua chave anterior continua funcionando até',
   },
@@ -236,5 +237,11 @@ export const pt: WorkspaceTexts = {
       notPrepared: 'Não foi possível prepará-la (veja o log do servidor).',
       excerpt: (detail, excerpt) => `${detail} “${excerpt}”`,
     },
+  },
+  exampleWords: {
+    phpCodeComment: 'O código que o comprador informou (troque este por ele).',
+    phpOwnCodeComment: 'O código que o comprador informou: aqui um dos seus próprios códigos, para testar.',
+    phpValid: 'Código de compra válido',
+    phpNotValid: 'Código de compra inválido',
   },
 };

@@ -234,4 +234,13 @@ export interface WorkspaceTexts {
       readonly excerpt: (detail: string, excerpt: string) => string;
     };
   };
+  /** The settings page's validation examples, as they run when pasted. */
+  readonly exampleWords: {
+    /** The PHP's comment over the code when it is a placeholder, and when it is one of the seller's. */
+    readonly phpCodeComment: string;
+    readonly phpOwnCodeComment: string;
+    /** What the PHP prints. */
+    readonly phpValid: string;
+    readonly phpNotValid: string;
+  };
 }

@@ -62,6 +62,9 @@ export function endpointUrlProblem(url: string, options: OutboundOptions): strin
 /** Resolves a host name to its addresses, as connecting would. */
 export type AddressLookup = (hostname: string) => Promise<readonly { readonly address: string }[]>;
 
+/** How long the add-time check waits for the resolver. */
+const LOOKUP_TIMEOUT_MS = 3000;
+
 export const systemLookup: AddressLookup = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
 /**
@@ -95,10 +98,17 @@ export async function endpointAddressRefused(
 ): Promise<boolean> {
   const hostname = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
   let addresses: readonly { readonly address: string }[];
+  let timer: NodeJS.Timeout | undefined;
   try {
-    addresses = net.isIP(hostname) === 0 ? await lookup(hostname) : [{ address: hostname }];
+    // A resolver that does not answer does not hold the form up: the name counts as unresolved.
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('no answer')), LOOKUP_TIMEOUT_MS);
+    });
+    addresses = net.isIP(hostname) === 0 ? await Promise.race([lookup(hostname), late]) : [{ address: hostname }];
   } catch {
     return false;
+  } finally {
+    clearTimeout(timer);
   }
   return addresses.some(({ address }) => addressRefused(address, options.allowHosts));
 }

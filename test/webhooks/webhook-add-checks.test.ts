@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../src/passwords/password-hash.js';
 import { newEndpointRow } from '../../src/store/webhook-rows.js';
+import { addressRefused, endpointAddressRefused } from '../../src/webhooks/outbound-request.js';
 import { PRIVATE_URL_MESSAGE } from '../../src/webhooks/webhook-endpoints.js';
 import { generateWebhookSecret, sealWebhookSecret } from '../../src/webhooks/webhook-signing.js';
 import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
@@ -157,5 +158,35 @@ describe.each(TEST_STORES)('the test event in the endpoint’s language (%s)', (
       const received = await receiver.waitFor((r) => r.path === `/${lang}`);
       expect(verified(secret, received)).toMatchObject({ type: 'webhook.test', data: { message } });
     }
+  });
+});
+
+describe('the add-time address check', () => {
+  const strict = { allowHttp: false, allowHosts: [] };
+  const resolvingTo =
+    (...addresses: string[]) =>
+    async () =>
+      addresses.map((address) => ({ address }));
+
+  it('judges every address a name resolves to, as the delivery agent does', async () => {
+    expect(await endpointAddressRefused('https://a.test/', strict, resolvingTo('93.184.215.14'))).toBe(false);
+    expect(await endpointAddressRefused('https://a.test/', strict, resolvingTo('93.184.215.14', '10.0.0.1'))).toBe(
+      true,
+    );
+    expect(await endpointAddressRefused('https://a.test/', strict, resolvingTo('169.254.169.254'))).toBe(true);
+    expect(await endpointAddressRefused('https://a.test/', strict, resolvingTo('::ffff:127.0.0.1'))).toBe(true);
+    expect(await endpointAddressRefused('https://a.test/', strict, resolvingTo('fd00::1'))).toBe(true);
+    const allowing = { allowHttp: false, allowHosts: ['10.1.0.0/16', '127.0.0.1'] };
+    expect(await endpointAddressRefused('https://a.test/', allowing, resolvingTo('10.1.2.3', '127.0.0.1'))).toBe(false);
+    expect(await endpointAddressRefused('https://a.test/', allowing, resolvingTo('10.2.0.1'))).toBe(true);
+    // A name that does not resolve now is let through; its deliveries are checked as any.
+    const failing = async () => {
+      throw Object.assign(new Error('getaddrinfo ENOTFOUND a.test'), { code: 'ENOTFOUND' });
+    };
+    expect(await endpointAddressRefused('https://a.test/', strict, failing)).toBe(false);
+    // An address literal is judged without a lookup.
+    expect(await endpointAddressRefused('https://[fe80::1]/', strict, failing)).toBe(true);
+    expect(addressRefused('8.8.8.8', [])).toBe(false);
+    expect(addressRefused('0.0.0.0', [])).toBe(true);
   });
 });

@@ -128,7 +128,7 @@ export const en: WorkspaceTexts = {
       'Check every request’s signature with the Standard Webhooks library and the endpoint’s secret before you trust it.',
     addTitle: 'Add an endpoint',
     url: 'Endpoint URL',
-    urlHint: 'An https:// address of yours that accepts POST requests.',
+    urlHint: 'An https:// address of yours, reachable from the internet, that accepts POST requests.',
     events: 'Events',
     eventNames: {
       'purchase.created': 'A new purchase (purchase.created)',

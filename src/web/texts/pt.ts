@@ -128,7 +128,7 @@ export const pt: WorkspaceTexts = {
       'Confira a assinatura de cada requisição com a biblioteca Standard Webhooks e o segredo do endpoint antes de confiar nela.',
     addTitle: 'Adicionar um endpoint',
     url: 'URL do endpoint',
-    urlHint: 'Um endereço https:// seu que aceite requisições POST.',
+    urlHint: 'Um endereço https:// seu, acessível pela internet, que aceite requisições POST.',
     events: 'Eventos',
     eventNames: {
       'purchase.created': 'Uma nova compra (purchase.created)',

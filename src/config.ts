@@ -7,6 +7,7 @@ import { trustedProxyProblem } from './limits/client-id.js';
 import { type LimitsConfig, LimitsSchema } from './limits/limits-config.js';
 import { buildMarketbobConfig, type MarketbobConfig, MarketbobSchema } from './marketbob/marketbob-config.js';
 import { type ServerLimits, ServerSchema } from './server/server-limits.js';
+import { jsonSyntaxProblem } from './start-errors.js';
 import { DEFAULT_POSTGRES_TIMEOUTS, type PostgresTimeouts, type StoreLocation } from './store/store-location.js';
 import { languages } from './variants/languages.js';
 import { marketbobVariantTexts } from './variants/marketbob-variant-texts.js';
@@ -184,7 +185,7 @@ function readConfigFile(env: Env, problems: string[]): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    problems.push(`${path}: not valid JSON (${(error as Error).message})`);
+    problems.push(`${path}: ${jsonSyntaxProblem(text, error as Error)}`);
     return undefined;
   }
 }
@@ -195,10 +196,10 @@ function readConfigFile(env: Env, problems: string[]): unknown {
  * the checks after the schema's (base URLs, rates, proxies) report their problems in the same run:
  * every mistake of a file is reported at once. `valid` says whether the whole file passed.
  */
-function validateFile(raw: unknown, problems: string[]): { file: ConfigFile; valid: boolean } | undefined {
+function validateFile(raw: unknown, problems: string[]): CheckedFile | undefined {
   if (raw === undefined) return undefined;
   const errors = [...Value.Errors(ConfigFileSchema, raw)];
-  if (errors.length === 0) return { file: raw as ConfigFile, valid: true };
+  if (errors.length === 0) return { file: raw as ConfigFile, valid: true, rejectedVariants: new Map() };
   const required = new Set(errors.filter((e) => e.type === ValueErrorType.ObjectRequiredProperty).map((e) => e.path));
   for (const error of errors) {
     // A missing key is one problem, not also "Expected integer" at the same place.
@@ -210,12 +211,67 @@ function validateFile(raw: unknown, problems: string[]): { file: ConfigFile; val
   const badKeys = new Set(errors.map((error) => error.path.split('/')[1] ?? ''));
   const passed: Record<string, unknown> = Object.fromEntries(Object.entries(raw).filter(([key]) => !badKeys.has(key)));
   const variants = (raw as { variants?: unknown }).variants;
+  const rejectedVariants = new Map<number, RejectedVariant>();
   if (Array.isArray(variants)) {
     // A bad variant leaves a hole (null), so the others keep their index in what is reported.
     const checked = variants.map((variant) => (Value.Check(VariantSchema, variant) ? variant : null));
-    if (checked.some((variant) => variant !== null)) passed.variants = checked;
+    checked.forEach((variant, index) => {
+      const given: unknown = variants[index];
+      if (variant !== null || given === null || typeof given !== 'object' || Array.isArray(given)) return;
+      // Its fields the schema did not fault are checked further too: one round shows every mistake.
+      const faulted = new Set(
+        errors
+          .filter((error) => error.path.startsWith(`/variants/${index}/`))
+          .map((error) => error.path.split('/')[3] ?? ''),
+      );
+      rejectedVariants.set(index, { given: given as Record<string, unknown>, faulted });
+    });
+    if (checked.some((variant) => variant !== null) || rejectedVariants.size > 0) passed.variants = checked;
   }
-  return { file: passed as ConfigFile, valid: false };
+  return { file: passed as ConfigFile, valid: false, rejectedVariants };
+}
+
+/** A variant the schema refused: what was given, and which of its fields the schema faulted. */
+interface RejectedVariant {
+  readonly given: Readonly<Record<string, unknown>>;
+  readonly faulted: ReadonlySet<string>;
+}
+
+interface CheckedFile {
+  readonly file: ConfigFile;
+  readonly valid: boolean;
+  /** By index: the variants the schema refused (holes in `file.variants`). */
+  readonly rejectedVariants: ReadonlyMap<number, RejectedVariant>;
+}
+
+/**
+ * The checks after the schema's, on a variant the schema refused: its base URL and its rate,
+ * when they are of the right type and the schema did not fault them already.
+ */
+function checkRejectedVariant(
+  index: number,
+  rejected: RejectedVariant,
+  storeCurrency: string,
+  problems: string[],
+): void {
+  const { given, faulted } = rejected;
+  const name = `variants[${index}] (${typeof given.lang === 'string' ? given.lang : '?'})`;
+  if (typeof given.baseUrl === 'string' && given.baseUrl !== '' && !faulted.has('baseUrl')) {
+    const base = parseBaseUrl(given.baseUrl);
+    if (typeof base === 'string') problems.push(`${name}.baseUrl: ${base}`);
+  }
+  if (typeof given.rate === 'string' && !faulted.has('rate')) {
+    if (!parseRate(given.rate)) problems.push(`${name}.rate: must be a positive decimal such as "5.25"`);
+  } else if (
+    given.rate === undefined &&
+    typeof given.currency === 'string' &&
+    !faulted.has('currency') &&
+    given.currency !== storeCurrency
+  ) {
+    problems.push(
+      `${name}.rate: required, because the variant's currency ${given.currency} differs from storeCurrency ${storeCurrency}`,
+    );
+  }
 }
 
 /** TypeBox's message, with what it leaves out: the allowed values of a choice, the key meant by a misspelt one. */
@@ -265,13 +321,22 @@ function editDistance(a: string, b: string): number {
   return previous[b.length] as number;
 }
 
-function buildVariants(file: ConfigFile, storeCurrency: string, problems: string[]): VariantConfig[] {
+function buildVariants(
+  file: ConfigFile,
+  storeCurrency: string,
+  problems: string[],
+  rejected: ReadonlyMap<number, RejectedVariant> = new Map(),
+): VariantConfig[] {
   const variants: VariantConfig[] = [];
   const seen = new Map<string, number>();
   // After a schema problem, a bad variant is a null hole (validateFile).
   const given: readonly (ConfigFile['variants'] & object)[number][] = file.variants ?? defaultConfigFile.variants;
   (given as readonly ((typeof given)[number] | null)[]).forEach((variant, index) => {
-    if (variant === null) return;
+    if (variant === null) {
+      const refused = rejected.get(index);
+      if (refused !== undefined) checkRejectedVariant(index, refused, storeCurrency, problems);
+      return;
+    }
     const name = `variants[${index}] (${variant.lang})`;
     const base = parseBaseUrl(variant.baseUrl);
     // A bad base URL does not hide the variant's other problems: its rate is checked too.
@@ -346,7 +411,7 @@ export function loadConfig(env: Env = process.env): Config {
   const checked = validateFile(readConfigFile(env, problems), problems);
   const file = checked?.file;
   const storeCurrency = file?.storeCurrency ?? defaultConfigFile.storeCurrency;
-  const variants = file ? buildVariants(file, storeCurrency, problems) : [];
+  const variants = file ? buildVariants(file, storeCurrency, problems, checked?.rejectedVariants) : [];
   const server = file ? buildServerLimits(file, problems) : undefined;
 
   const databaseUrl = env.DATABASE_URL?.trim() || DEFAULT_DATABASE_URL;

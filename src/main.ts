@@ -4,7 +4,8 @@ import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
-import { addressBanner, demoBanner } from './demo/demo-banner.js';
+import { addressBanner, demoBanner, nextStepsBanner, type StoreFinding } from './demo/demo-banner.js';
+import { DEMO_SELLER } from './demo/demo-data.js';
 import { type DemoCredentials, loadDemoData } from './demo/load-demo.js';
 import { answerSourceHealth, askPrimaryForSourceHealth } from './health/cluster-source-health.js';
 import { setSourceProbe } from './health/source-probe.js';
@@ -16,6 +17,7 @@ import { createServiceMetrics } from './metrics/service-metrics.js';
 import { registerSourceMetrics } from './metrics/source-metrics.js';
 import { checkSecretOpensStore } from './operations/account-keys.js';
 import { holdTickObject } from './server/tick-objects.js';
+import { listenProblem, StartError, storeProblem } from './start-errors.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
 import { packageVersion } from './version.js';
@@ -38,6 +40,30 @@ function readConfig(): Config {
   }
 }
 
+/** Opens (and migrates) the configured store; a failure to reach it says which setting to check. */
+async function openConfiguredStore(config: Config): Promise<Store> {
+  try {
+    return await openStore(config.store, { createDirectory: config.storeIsDefault });
+  } catch (error) {
+    const problem = storeProblem(error, config.store);
+    throw problem === undefined ? error : new StartError(problem, { cause: error });
+  }
+}
+
+/** Runs a listen; a port in use (or an address not of this machine) says which variable to change. */
+async function guardedListen<T>(
+  config: Config,
+  variable: 'PORT' | 'METRICS_PORT',
+  listen: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await listen();
+  } catch (error) {
+    const problem = listenProblem(error, config, variable);
+    throw problem === undefined ? error : new StartError(problem, { cause: error });
+  }
+}
+
 /** Demo data only ever goes into the default store, and only while it is empty: its credentials, when loaded. */
 async function loadDemoIfDue(config: Config, store: Store): Promise<DemoCredentials | undefined> {
   // A store fed from MarketBob gets no demo accounts beside the marketplace's own.
@@ -45,12 +71,23 @@ async function loadDemoIfDue(config: Config, store: Store): Promise<DemoCredenti
   return due ? loadDemoData(store, loadKeyMaterial(config)) : undefined;
 }
 
+/**
+ * What the store holds, for the hint after the banner: the demo seller, nothing at all, or other
+ * sellers. A store fed from MarketBob is being filled by the follower: it needs no hint.
+ */
+async function storeFinding(config: Config, store: Store): Promise<StoreFinding> {
+  if (config.marketbob !== undefined) return 'other';
+  if (await store.isEmpty()) return 'empty';
+  return (await store.accountByUsername(DEMO_SELLER)) === undefined ? 'other' : 'demo';
+}
+
 /** One serving process: store, app, listen; on SIGTERM/SIGINT, finish the requests in flight and exit. */
 async function serve(config: Config, logger: Logger, loadDemo: boolean): Promise<void> {
-  const store = await openStore(config.store, { createDirectory: config.storeIsDefault });
+  const store = await openConfiguredStore(config);
   const keys = loadKeyMaterial(config);
   await checkSecretOpensStore(store, keys);
   const demo = loadDemo ? await loadDemoIfDue(config, store) : undefined;
+  const finding = loadDemo && demo === undefined ? await storeFinding(config, store) : 'other';
   // One follower per machine: here when this process serves alone, in the primary when there are workers.
   const follower = cluster.isWorker ? undefined : await startMarketbobFollower(config, keys, logger);
   const metrics = createServiceMetrics();
@@ -67,7 +104,9 @@ async function serve(config: Config, logger: Logger, loadDemo: boolean): Promise
   const app = await buildApp({ config, store, keys, logger, metrics, metricsText, isShuttingDown: () => closing });
   const metricsServer =
     !cluster.isWorker && config.metricsPort !== undefined
-      ? await startMetricsServer(config.host, config.metricsPort, metricsText)
+      ? await guardedListen(config, 'METRICS_PORT', () =>
+          startMetricsServer(config.host, config.metricsPort as number, metricsText),
+        )
       : undefined;
   if (metricsServer) logger.info({ port: (metricsServer.address() as AddressInfo).port }, 'metrics listening');
 
@@ -96,14 +135,18 @@ async function serve(config: Config, logger: Logger, loadDemo: boolean): Promise
   };
   for (const signal of SIGNALS) process.on(signal, shutdown);
 
-  await app.listen({ host: config.host, port: config.port });
-  if (!cluster.isWorker) printBanners(config, (app.server.address() as AddressInfo).port, demo);
+  await guardedListen(config, 'PORT', () => app.listen({ host: config.host, port: config.port }));
+  if (!cluster.isWorker) printBanners(config, (app.server.address() as AddressInfo).port, demo, finding);
 }
 
-/** Once the port is open: where everything is (every start), and the demo seller's key (the first). */
-function printBanners(config: Config, port: number, demo: DemoCredentials | undefined): void {
+/**
+ * Once the port is open: where everything is (every start), then the demo seller's key (the
+ * first start) or what to do next (a later start with the demo data, an empty store).
+ */
+function printBanners(config: Config, port: number, demo: DemoCredentials | undefined, finding: StoreFinding): void {
   process.stdout.write(addressBanner(config, port, packageVersion()));
   if (demo !== undefined) process.stdout.write(demoBanner(config, port, demo));
+  else process.stdout.write(nextStepsBanner(finding));
 }
 
 /**
@@ -115,13 +158,15 @@ function printBanners(config: Config, port: number, demo: DemoCredentials | unde
 async function supervise(config: Config, logger: Logger): Promise<void> {
   // Opening the store migrates it: done once here, before any worker opens it. First, so that a
   // store directory that does not exist is refused before the secret file could be made in it.
-  const store = await openStore(config.store, { createDirectory: config.storeIsDefault });
+  const store = await openConfiguredStore(config);
   let demo: DemoCredentials | undefined;
+  let finding: StoreFinding = 'other';
   try {
     // Made (or checked) once here: a bad secret file, or a secret that cannot open the store's
     // keys, stops the start with one message, not one per worker.
     await checkSecretOpensStore(store, loadKeyMaterial(config));
     demo = await loadDemoIfDue(config, store);
+    if (demo === undefined) finding = await storeFinding(config, store);
   } finally {
     await store.close();
   }
@@ -134,7 +179,10 @@ async function supervise(config: Config, logger: Logger): Promise<void> {
   }
   const metricsText = aggregateWorkerMetrics(ownMetrics);
   if (config.metricsPort !== undefined) {
-    const metricsServer = await startMetricsServer(config.host, config.metricsPort, metricsText);
+    const metricsPort = config.metricsPort;
+    const metricsServer = await guardedListen(config, 'METRICS_PORT', () =>
+      startMetricsServer(config.host, metricsPort, metricsText),
+    );
     logger.info({ port: (metricsServer.address() as AddressInfo).port }, 'metrics listening');
   }
   let stopping = false;
@@ -149,7 +197,7 @@ async function supervise(config: Config, logger: Logger): Promise<void> {
     if (ready || listening.size < config.workers) return;
     ready = true;
     logger.info({ workers: config.workers, port: address.port }, 'all workers listening');
-    printBanners(config, address.port, demo);
+    printBanners(config, address.port, demo, finding);
   });
 
   cluster.on('exit', (worker, code, signal) => {

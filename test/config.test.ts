@@ -100,6 +100,38 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('checks every field of a variant in one round, even one the schema refused: four mistakes, four lines', () => {
+    const problems = problemsOf(
+      withFile({
+        variants: [
+          { lang: 'en', baseUrl: '/', currency: 'USD' },
+          { lang: 'fr', baseUrl: 'ftp://example.com.br/', currency: 'euro', rate: '0' },
+          { lang: 'es', baseUrl: '/es', currency: 'EUR' },
+        ],
+      }),
+    );
+    expect(problems).toEqual([
+      'variants.1.lang: Expected one of "en", "pt"',
+      "variants.1.currency: Expected string to match '^[A-Z]{3}$'",
+      'variants.2.lang: Expected one of "en", "pt"',
+      'variants[1] (fr).baseUrl: must be an http(s) URL',
+      'variants[1] (fr).rate: must be a positive decimal such as "5.25"',
+      "variants[2] (es).rate: required, because the variant's currency EUR differs from storeCurrency USD",
+    ]);
+  });
+
+  it('says where a config file’s JSON is broken: line and column', () => {
+    expect(problemsOf(withFile('{\n  "support": true,\n  "variants": [\n    { "lang": "en", }\n  ]\n}\n'))).toEqual([
+      expect.stringMatching(/config\.json: not valid JSON at line 4, column 21: \S/),
+    ]);
+    expect(problemsOf(withFile('{\n  "support": true\n'))).toEqual([
+      expect.stringMatching(/config\.json: not valid JSON at line 3, column 1: \S/),
+    ]);
+    const [message] = problemsOf(withFile('{ "support": tru }'));
+    expect(message).toMatch(/not valid JSON at line 1, column 19: /);
+    expect(message).not.toMatch(/position/);
+  });
+
   it('refuses two variants on the same host and prefix, and a foreign currency without a rate', () => {
     const problems = problemsOf(
       withFile({

@@ -21,12 +21,20 @@ export interface ProgramOptions {
   readonly version: string;
 }
 
+/** Which configuration the commands read: the server's, so that both go by the same rules. */
+const CONFIGURATION_HELP = `
+Configuration (the same as the server's; run the CLI where the server runs):
+  the environment   DATABASE_URL (the store; sqlite:./data/marketplace.db when unset),
+                    SECRET_KEY, MARKETBOB_DATABASE_URL and the others of the README
+  the JSON file     MARKETPLACE_CONFIG names (variants, webhooks.allowHttp and
+                    webhooks.allowHosts, marketbob, ...); the built-in defaults when unset
+`;
+
 export function createProgram({ loadConfig, version }: ProgramOptions): Command {
   const withStore = storeRunner(loadConfig);
   const program = new Command('marketplace-api')
     .description(
-      'Administer the marketplace-api store. Uses the same configuration as the server\n' +
-        '(DATABASE_URL, SECRET_KEY, MARKETPLACE_CONFIG): run it where the server runs.',
+      'Administer the marketplace-api store, with the configuration the server reads (see Configuration below).',
     )
     .version(version, '-V, --version', 'print the version and exit')
     .showHelpAfterError()
@@ -43,7 +51,7 @@ export function createProgram({ loadConfig, version }: ProgramOptions): Command 
         'npm run cli -- webhooks list jdoe',
         'npm run cli -- marketbob sync',
         'npm run cli -- help purchases',
-      )}${EXIT_CODES_HELP}\n`,
+      )}${CONFIGURATION_HELP}${EXIT_CODES_HELP}\n`,
     );
 
   program
@@ -130,7 +138,7 @@ export function createProgram({ loadConfig, version }: ProgramOptions): Command 
       const old = rotated.oldKeyWorksUntil;
       process.stderr.write(
         `${old ? `The old key works until ${old.toISOString()}.` : 'The old key no longer works.'} ` +
-          'This new key is shown once: keep it safe.\n',
+          `Keep this new key safe; see it again with: npm run cli -- keys show ${username}\n`,
       );
     });
 

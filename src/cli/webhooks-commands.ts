@@ -29,6 +29,17 @@ function failWith(result: EndpointProblem, username: string): never {
   return fail(`${PROBLEMS[result.problem]} ${JSON.stringify(username)}`);
 }
 
+/**
+ * Where the rules a refused URL broke come from: the CLI reads the server's config file only
+ * when MARKETPLACE_CONFIG names it here too, and otherwise goes by the defaults.
+ */
+function settingsHint(): string {
+  const path = process.env.MARKETPLACE_CONFIG?.trim();
+  return path
+    ? `(webhooks.allowHttp and webhooks.allowHosts were read from MARKETPLACE_CONFIG=${path})`
+    : '(MARKETPLACE_CONFIG is not set, so the defaults apply: https only, no private address; set it to the server’s config file to use its webhooks.allowHttp and webhooks.allowHosts)';
+}
+
 const json = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 
 /**
@@ -62,13 +73,19 @@ export function addWebhookCommands(program: Command, withStore: WithStore): Comm
     .command('add')
     .description('Add an endpoint; prints its id and its secret (shown this once)')
     .argument('<username>')
-    .argument('<url>', 'https URL the events are POSTed to')
+    .argument(
+      '<url>',
+      'https URL the events are POSTed to; refused when its host resolves to a private, loopback or reserved address (webhooks.allowHosts of MARKETPLACE_CONFIG lets some through)',
+    )
     .requiredOption('--events <list>', `comma-separated: ${WEBHOOK_EVENT_TYPES.join(', ')}`)
     .option('--lang <lang>', 'the language variant of the payloads (the first configured by default)')
     .action(async (username: string, url: string, options: { events: string; lang?: string }) => {
       const result = await withDeps((deps) =>
         createEndpoint(deps, username, { url, events: options.events, lang: options.lang }),
       );
+      if (!result.ok && result.field === 'url' && ['https', 'scheme', 'private'].includes(result.reason ?? '')) {
+        fail(`${result.message}\n${settingsHint()}`);
+      }
       if (!result.ok) failWith(result, username);
       process.stdout.write(`id: ${result.id}\nsecret: ${result.secret}\n(the secret is shown this once)\n`);
     });

@@ -64,3 +64,34 @@ export function demoBanner(config: BannerConfig, port: number, { key, password }
   lines.push(rule);
   return `${lines.join('\n')}\n`;
 }
+
+/** What a start found in the store, for the hint of what to do next. */
+export type StoreFinding = 'demo' | 'empty' | 'other';
+
+/**
+ * The lines printed after the address banner on a start that loaded no demo data: with the demo
+ * seller in the store, how to see its key and set its password again (both were shown once, on
+ * the first start); with no seller at all, how to add the first ones. Nothing otherwise.
+ */
+export function nextStepsBanner(finding: StoreFinding): string {
+  if (finding === 'demo') {
+    return [
+      `Demo data is in this store. See the key of "${DEMO_SELLER}" again:`,
+      `  npm run cli -- keys show ${DEMO_SELLER}`,
+      'Set its workspace password again (then log in as demo-seller):',
+      `  npm run cli -- accounts set-password ${DEMO_SELLER}`,
+      '',
+    ].join('\n');
+  }
+  if (finding === 'empty') {
+    return [
+      'The store has no seller yet. Add the first ones:',
+      '  from an NDJSON file (format: docs/api.md#importing):',
+      '    npm run cli -- import sellers.ndjson',
+      "  or from a MarketBob marketplace's database (docs/marketbob.md):",
+      '    MARKETBOB_DATABASE_URL=mysql://user:password@host/db npm run cli -- marketbob sync',
+      '',
+    ].join('\n');
+  }
+  return '';
+}

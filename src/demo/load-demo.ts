@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { importNdjson } from '../importer/import-ndjson.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
-import { showKey } from '../operations/account-keys.js';
+import { rotateAccountKey } from '../operations/account-keys.js';
 import { hashPassword } from '../passwords/password-hash.js';
 import type { Store } from '../store/store.js';
 import { demoActivity } from './demo-activity.js';
@@ -24,8 +24,10 @@ export async function loadDemoData(store: Store, keys: KeyMaterial): Promise<Dem
   }
   // A month of validations, so the purchase-codes page has something to show.
   await store.recordActivity(demoActivity(Date.now()));
-  const key = await showKey(store, keys, DEMO_SELLER);
-  if (key === undefined || key === null) throw new Error('demo seller missing after import');
+  // The key is made here, through the rotation every new key of this service goes through, so
+  // that its creation date is recorded and the workspace's Settings show it.
+  const key = (await rotateAccountKey(store, keys, DEMO_SELLER))?.key;
+  if (key === undefined) throw new Error('demo seller missing after import');
   const password = randomBytes(9).toString('base64url');
   await store.setPasswordHash(DEMO_SELLER, await hashPassword(password));
   return { key, password };

@@ -1,4 +1,4 @@
-import { Kysely, MysqlDialect, sql } from 'kysely';
+import { Kysely, MysqlDialect, type MysqlPool, type MysqlPoolConnection, sql } from 'kysely';
 import { createPool } from 'mysql2';
 
 /**
@@ -34,7 +34,42 @@ export function openMarketbob(url: string, options: MarketbobConnectionOptions =
     // A read-only bridge: one statement per query, never several in one string.
     multipleStatements: false,
   });
-  return new Kysely({ dialect: new MysqlDialect({ pool }) });
+  // A connection that cannot be made says which setting names the database (never its URL).
+  const explained: MysqlPool = {
+    getConnection: (callback) =>
+      pool.getConnection((error, connection) =>
+        callback(error ? explainConnectError(error, url) : error, connection as unknown as MysqlPoolConnection),
+      ),
+    end: (callback) => pool.end(callback),
+  };
+  return new Kysely({ dialect: new MysqlDialect({ pool: explained }) });
+}
+
+const CONNECT_REASONS: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'the connection was refused: is MySQL or MariaDB running there, on that port?',
+  ENOTFOUND: 'that host name is not known',
+  ETIMEDOUT: 'no answer in time (a firewall, or the wrong host?)',
+  EHOSTUNREACH: 'that host cannot be reached',
+  ER_ACCESS_DENIED_ERROR: 'the user name or password was refused',
+  ER_BAD_DB_ERROR: 'the database it names does not exist',
+  ER_DBACCESS_DENIED_ERROR: 'this user may not read that database',
+};
+
+/** A connection error naming MARKETBOB_DATABASE_URL and the host, with the driver's code kept. */
+function explainConnectError(error: NodeJS.ErrnoException, url: string): NodeJS.ErrnoException {
+  const reason = error.code === undefined ? undefined : CONNECT_REASONS[error.code];
+  if (reason === undefined) return error;
+  let at = 'the host it names';
+  try {
+    const parsed = new URL(url);
+    at = `${parsed.hostname}:${parsed.port || 3306}`;
+  } catch {}
+  const explained: NodeJS.ErrnoException = new Error(
+    `cannot connect to MarketBob's database at ${at} (MARKETBOB_DATABASE_URL, or marketbob.url in MARKETPLACE_CONFIG): ${reason}`,
+    { cause: error },
+  );
+  if (error.code !== undefined) explained.code = error.code;
+  return explained;
 }
 
 /** The name of the database the pool reads (the URL's path). */

@@ -15,6 +15,7 @@ import {
   setEndpointEnabled,
   type WebhookServiceDeps,
 } from '../webhooks/webhook-endpoints.js';
+import { deliveryDetailText } from './delivery-detail.js';
 import type { WorkspaceTexts } from './texts/workspace-texts.js';
 
 /** What the Webhooks page leaves for its next GET to show once (Post/Redirect/Get). */
@@ -111,6 +112,7 @@ export function registerWebhookPages<W extends { readonly account: { readonly us
         deliveries: (deliveries.get(endpoint.id) ?? []).map((delivery) => ({
           ...delivery,
           occurredText: tools.dateText(t, new Date(delivery.occurred_at)),
+          detailText: deliveryDetailText(delivery.error, t.webhookChecks),
         })),
       })),
     });
@@ -140,7 +142,9 @@ export function registerWebhookPages<W extends { readonly account: { readonly us
             ? problems.lang
             : result.field === 'limit'
               ? problems.limit
-              : problems.url;
+              : result.reason === undefined
+                ? problems.url
+                : t.webhookChecks.urlProblems[result.reason];
       return show(request, reply, t, who, { status: 422, form, error });
     }
     return tools.redirectWith(reply, who, { secretOf: result.id });

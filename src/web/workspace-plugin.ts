@@ -38,7 +38,7 @@ import {
 import { workspaceLanguages } from './texts/workspace-languages.js';
 import type { WorkspaceTexts } from './texts/workspace-texts.js';
 import { codeStep, normalizeCode } from './two-factor-codes.js';
-import { validationExample } from './validation-example.js';
+import { exampleCodeOf, validationExample } from './validation-example.js';
 import { registerWebhookPages, type WebhookFlash } from './webhooks-page.js';
 import { defaultBrand } from './workspace-brand.js';
 import type { WorkspaceSettings } from './workspace-config.js';
@@ -305,10 +305,11 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
     ) => {
       const key = currentKey(request, who.account);
       const until = options.rotated?.oldKeyWorksUntil;
-      const [createdAt, lastUsedAt, marketbobUser] = await Promise.all([
+      const [createdAt, lastUsedAt, marketbobUser, exampleCode] = await Promise.all([
         key === undefined ? undefined : store.keyCreatedAt(who.account.username),
         key === undefined ? undefined : store.keyLastUsedAt(who.account.username),
         store.marketbobUserId(who.account.username),
+        exampleCodeOf(store, who.account.username),
       ]);
       // The validation address as this browser reaches the variant (its host and base).
       const url = `${request.protocol}://${request.host}${prefix}/api/purchases/validation`;
@@ -325,9 +326,9 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
               : { value: key, masked: masked(key), last4: key.slice(-4) },
         createdAt: createdAt === undefined ? undefined : dateText(t, new Date(createdAt)),
         lastUsedAt: lastUsedAt === undefined ? undefined : dateText(t, new Date(lastUsedAt)),
-        example: validationExample(t, url, shownKey),
+        example: validationExample(t, url, shownKey, exampleCode),
         // What Copy takes while the key is masked: the example with the key (already in the page for Copy).
-        exampleToCopy: key !== undefined && !options.reveal ? validationExample(t, url, key) : undefined,
+        exampleToCopy: key !== undefined && !options.reveal ? validationExample(t, url, key, exampleCode) : undefined,
         rotated: options.rotated !== undefined,
         // MarketBob owns the key: the seller replaces it there (docs/marketbob.md).
         keyFromMarketplace: marketbobUser !== undefined,

@@ -1,7 +1,7 @@
 import type { KeyMaterial } from '../keys/server-secret.js';
 import type { Store } from '../store/store.js';
 import type { ClaimedDelivery } from '../store/webhook-store.js';
-import type { OutboundClient } from './outbound-request.js';
+import { isPermanentRefusal, type OutboundClient } from './outbound-request.js';
 import type { PayloadContext } from './webhook-payload.js';
 import { webhookPayload } from './webhook-payload.js';
 import { signingSecrets, signWebhook } from './webhook-signing.js';
@@ -144,6 +144,17 @@ export class DeliveryWorker {
     }
   }
 
+  /**
+   * An endpoint whose address (or URL) is refused here would be refused on every attempt for
+   * days: it is disabled at once, its deliveries kept, and the workspace says why. Enabling it
+   * again tries once more (the name may point elsewhere by then).
+   */
+  private async disableRefused(endpointId: string): Promise<void> {
+    const { store, observer } = this.options;
+    await store.webhooks().updateEndpoint(endpointId, { enabled: 0, disabled_reason: 'refused' });
+    observer.endpointDisabled(endpointId);
+  }
+
   private async attempt({ delivery, event, endpoint }: ClaimedDelivery): Promise<void> {
     const { store, keys, settings, payloads, client, observer } = this.options;
     const started = Date.now();
@@ -178,6 +189,11 @@ export class DeliveryWorker {
         const disabled = await store.webhooks().finish(outcome);
         observer.attempted(result.ok ? 'succeeded' : final ? 'failed' : 'retrying');
         if (disabled) observer.endpointDisabled(endpoint.id);
+        else if (!result.ok && isPermanentRefusal(result.error)) {
+          await this.disableRefused(endpoint.id).catch((error: unknown) =>
+            observer.error(error, 'webhooks: could not disable an endpoint whose address is refused'),
+          );
+        }
         return;
       } catch (error) {
         if (tries >= FINISH_TRIES) {

@@ -1,5 +1,8 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
+import net from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
 
 /**
@@ -17,22 +20,104 @@ export interface OutboundOptions {
   readonly allowHosts: readonly string[];
 }
 
-/** Why a URL is not one webhooks may be sent to; undefined when it is. */
-export function endpointUrlProblem(url: string, options: OutboundOptions): string | undefined {
+/** What can be wrong with an endpoint's URL itself, for the surfaces that word it in their own language. */
+export type UrlProblemCode = 'absolute' | 'scheme' | 'https' | 'credentials' | 'fragment' | 'length';
+
+/** The English phrase of each (the admin API, the CLI, the deliveries' stored detail). */
+export const URL_PROBLEMS: Readonly<Record<UrlProblemCode, string>> = {
+  absolute: 'must be an absolute URL',
+  scheme: 'must be an http or https URL',
+  https: 'must be an https URL',
+  credentials: 'must not hold a user name or password',
+  fragment: 'must not hold a fragment',
+  length: 'must be at most 2000 characters',
+};
+
+/** What an attempt to an address outside the allowed ones comes to (stored as the delivery's detail). */
+export const PRIVATE_ADDRESS_ERROR = 'refused: the address is private, loopback, link-local or reserved';
+
+/** Why a URL is not one webhooks may be sent to, as a code; undefined when it is one. */
+export function endpointUrlCode(url: string, options: OutboundOptions): UrlProblemCode | undefined {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    return 'must be an absolute URL';
+    return 'absolute';
   }
   if (parsed.protocol !== 'https:' && !(options.allowHttp && parsed.protocol === 'http:')) {
-    return options.allowHttp ? 'must be an http or https URL' : 'must be an https URL';
+    return options.allowHttp ? 'scheme' : 'https';
   }
-  if (parsed.username || parsed.password) return 'must not hold a user name or password';
-  if (parsed.hash) return 'must not hold a fragment';
-  if (url.length > 2000) return 'must be at most 2000 characters';
+  if (parsed.username || parsed.password) return 'credentials';
+  if (parsed.hash) return 'fragment';
+  if (url.length > 2000) return 'length';
   return undefined;
 }
+
+/** Why a URL is not one webhooks may be sent to; undefined when it is. */
+export function endpointUrlProblem(url: string, options: OutboundOptions): string | undefined {
+  const code = endpointUrlCode(url, options);
+  return code === undefined ? undefined : URL_PROBLEMS[code];
+}
+
+/** Resolves a host name to its addresses, as connecting would. */
+export type AddressLookup = (hostname: string) => Promise<readonly { readonly address: string }[]>;
+
+/** How long the add-time check waits for the resolver. */
+const LOOKUP_TIMEOUT_MS = 3000;
+
+export const systemLookup: AddressLookup = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+
+/**
+ * Whether connecting to this address would be refused: the same rule as the agents' (anything but
+ * a public unicast address, unless `allowHosts` lets it through).
+ */
+export function addressRefused(address: string, allowHosts: readonly string[]): boolean {
+  if (net.isIP(address) === 0) return true;
+  const parsed = ipaddr.parse(address);
+  for (const entry of allowHosts) {
+    if (net.isIP(entry) !== 0) {
+      if (entry === address) return false;
+    } else if (ipaddr.isValidCIDR(entry)) {
+      const range = ipaddr.parseCIDR(entry);
+      if (parsed.kind() === range[0].kind() && parsed.match(range)) return false;
+    }
+  }
+  return parsed.range() !== 'unicast';
+}
+
+/**
+ * Whether the URL's host resolves, now, to an address a delivery would be refused: the check made
+ * when an endpoint is added, so that a private address is refused at once rather than on every
+ * attempt. A name that does not resolve now is let through (DNS may be down for a moment, or the
+ * name not yet published): its deliveries are refused or retried as any other.
+ */
+export async function endpointAddressRefused(
+  url: string,
+  options: OutboundOptions,
+  lookup: AddressLookup = systemLookup,
+): Promise<boolean> {
+  const hostname = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
+  let addresses: readonly { readonly address: string }[];
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    // A resolver that does not answer does not hold the form up: the name counts as unresolved.
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('no answer')), LOOKUP_TIMEOUT_MS);
+    });
+    addresses = net.isIP(hostname) === 0 ? await Promise.race([lookup(hostname), late]) : [{ address: hostname }];
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+  return addresses.some(({ address }) => addressRefused(address, options.allowHosts));
+}
+
+/** The start of the detail of an attempt whose URL is not allowed (the settings changed since it was added). */
+export const URL_REFUSED = 'refused: the URL ';
+
+/** Whether an attempt's detail says it was refused here, before sending: every attempt would be. */
+export const isPermanentRefusal = (error: string): boolean => error.startsWith('refused: ');
 
 /** What one POST came to. */
 export interface OutboundResult {
@@ -77,7 +162,7 @@ export class OutboundClient {
     timeoutMs: number,
   ): Promise<OutboundResult> {
     const problem = endpointUrlProblem(url, this.options);
-    if (problem !== undefined) return Promise.resolve({ status: 0, ok: false, error: `refused: the URL ${problem}` });
+    if (problem !== undefined) return Promise.resolve({ status: 0, ok: false, error: `${URL_REFUSED}${problem}` });
     const target = new URL(url);
     const secure = target.protocol === 'https:';
     const payload = Buffer.from(body, 'utf8');
@@ -141,9 +226,7 @@ export class OutboundClient {
 
 /** A connection error as a short phrase: its code, or the agent's refusal; never a stack. */
 function describeError(error: Error): string {
-  if (/is not allowed/.test(error.message)) {
-    return 'refused: the address is private, loopback, link-local or reserved';
-  }
+  if (/is not allowed/.test(error.message)) return PRIVATE_ADDRESS_ERROR;
   const code = (error as NodeJS.ErrnoException).code;
   return code ? `could not connect (${code})` : 'could not connect';
 }

@@ -9,7 +9,13 @@ import {
 } from '../store/webhook-rows.js';
 import type { WebhookDeliveryListing, WebhookEndpointHealth } from '../store/webhook-store.js';
 import type { Lang } from '../variants/languages.js';
-import { endpointUrlProblem } from './outbound-request.js';
+import {
+  type AddressLookup,
+  endpointAddressRefused,
+  endpointUrlCode,
+  URL_PROBLEMS,
+  type UrlProblemCode,
+} from './outbound-request.js';
 import { generateWebhookSecret, sealWebhookSecret } from './webhook-signing.js';
 import type { WebhooksSettings } from './webhooks-config.js';
 
@@ -28,7 +34,19 @@ export interface EndpointProblem {
   readonly message?: string;
   /** For `invalid_webhook`: what is wrong, for a surface that words it itself (the workspace). */
   readonly field?: 'url' | 'events' | 'lang' | 'limit' | 'range';
+  /** For a refused URL: what is wrong with it ('private': its host resolves to an address deliveries may not reach). */
+  readonly reason?: UrlProblemCode | 'private';
 }
+
+/** The `message` of a URL whose host resolves to an address deliveries may not reach. */
+export const PRIVATE_URL_MESSAGE =
+  'url resolves to a private, loopback, link-local or reserved address, which webhooks are not sent to';
+
+/** What a test event says, in the endpoint's language. */
+const TEST_EVENT_MESSAGES: Readonly<Record<Lang, string>> = {
+  en: 'A test event from the marketplace',
+  pt: 'Um evento de teste do marketplace',
+};
 
 export interface WebhookServiceDeps {
   readonly store: Store;
@@ -38,6 +56,8 @@ export interface WebhookServiceDeps {
   readonly langs: readonly Lang[];
   /** Called after a write that may have made a delivery due: the local worker looks at once. */
   readonly wake: () => void;
+  /** Resolves an endpoint's host when it is added (the system's resolver unless a test gives one). */
+  readonly lookup?: AddressLookup;
 }
 
 /** What a new endpoint is asked for. */
@@ -54,7 +74,7 @@ export interface EndpointView {
   readonly events: string[];
   readonly lang: string;
   readonly enabled: boolean;
-  /** Why it is disabled: null when enabled, 'seller' or 'failures'. */
+  /** Why it is disabled: null when enabled, 'seller', 'failures' or 'refused' (its address). */
   readonly disabled_reason: string | null;
   readonly failing_since: string | null;
   readonly last_success_at: string | null;
@@ -108,22 +128,32 @@ export function deliveryView(row: WebhookDeliveryListing): DeliveryView {
   };
 }
 
-const invalid = (field: NonNullable<EndpointProblem['field']>, message: string): EndpointProblem => ({
+const invalid = (
+  field: NonNullable<EndpointProblem['field']>,
+  message: string,
+  reason?: EndpointProblem['reason'],
+): EndpointProblem => ({
   ok: false,
   problem: 'invalid_webhook',
   message,
   field,
+  ...(reason === undefined ? {} : { reason }),
 });
 
-/** Checks a request for a new endpoint: the URL, the events (known, at least one), the language. */
-function checkRequest(
+/**
+ * Checks a request for a new endpoint: the URL (its form, then the addresses its host resolves to
+ * now, by the rule deliveries follow), the events (known, at least one), the language.
+ */
+async function checkRequest(
   deps: WebhookServiceDeps,
   request: EndpointRequest,
-): { url: string; events: string[]; lang: Lang } | EndpointProblem {
-  if (typeof request.url !== 'string' || request.url.trim() === '') return invalid('url', 'url is required');
+): Promise<{ url: string; events: string[]; lang: Lang } | EndpointProblem> {
+  if (typeof request.url !== 'string' || request.url.trim() === '') {
+    return invalid('url', 'url is required');
+  }
   const url = request.url.trim();
-  const urlProblem = endpointUrlProblem(url, deps.settings);
-  if (urlProblem !== undefined) return invalid('url', `url ${urlProblem}`);
+  const urlCode = endpointUrlCode(url, deps.settings);
+  if (urlCode !== undefined) return invalid('url', `url ${URL_PROBLEMS[urlCode]}`, urlCode);
   const given = typeof request.events === 'string' ? request.events.split(',') : request.events;
   if (!Array.isArray(given) || given.length === 0) {
     return invalid('events', `events must list at least one of ${WEBHOOK_EVENT_TYPES.join(', ')}`);
@@ -138,6 +168,8 @@ function checkRequest(
   }
   const lang = request.lang === undefined || request.lang === '' ? deps.langs[0] : request.lang;
   if (!deps.langs.includes(lang as Lang)) return invalid('lang', `lang must be one of ${deps.langs.join(', ')}`);
+  if (await endpointAddressRefused(url, deps.settings, deps.lookup))
+    return invalid('url', PRIVATE_URL_MESSAGE, 'private');
   return { url, events, lang: lang as Lang };
 }
 
@@ -147,7 +179,7 @@ export async function createEndpoint(
   account: string,
   request: EndpointRequest,
 ): Promise<{ ok: true; id: string; secret: string } | EndpointProblem> {
-  const checked = checkRequest(deps, request);
+  const checked = await checkRequest(deps, request);
   if ('ok' in checked) return checked;
   const webhooks = deps.store.webhooks();
   if ((await deps.store.accountByUsername(account)) === undefined) return { ok: false, problem: 'account_not_found' };
@@ -255,7 +287,7 @@ export async function sendTestEvent(
     .addEventFor(
       endpoint,
       WEBHOOK_TEST_EVENT,
-      JSON.stringify({ message: 'A test event from the marketplace' }),
+      JSON.stringify({ message: TEST_EVENT_MESSAGES[endpoint.lang as Lang] ?? TEST_EVENT_MESSAGES.en }),
       Date.now(),
     );
   deps.wake();

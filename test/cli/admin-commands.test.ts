@@ -127,6 +127,15 @@ describe('npm run cli -- --help', () => {
       'Exit codes:\n  0  done\n  1  the command failed (bad lines in an import, no such account or purchase, the store failed)\n' +
         '  2  usage error (unknown command or option, missing argument) or a bad configuration\n',
     );
+    // Which configuration it reads: the environment and the file MARKETPLACE_CONFIG names.
+    const top = (await parse(['--help'])).output;
+    expect(top).toContain(
+      "Configuration (the same as the server's; run the CLI where the server runs):\n" +
+        '  the environment   DATABASE_URL (the store; sqlite:./data/marketplace.db when unset),\n' +
+        '                    SECRET_KEY, MARKETBOB_DATABASE_URL and the others of the README\n' +
+        '  the JSON file     MARKETPLACE_CONFIG names (variants, webhooks.allowHttp and\n' +
+        '                    webhooks.allowHosts, marketbob, ...); the built-in defaults when unset\n',
+    );
   });
 
   it('says what is wrong on a usage error, and the process exits 2', async () => {

@@ -64,7 +64,9 @@ describe.each(TEST_STORES)('npm run cli -- keys (%s)', (kind) => {
     expect(rotated.code).toBe(0);
     const newKey = rotated.stdout.trim();
     expect(newKey).toMatch(/^[0-9a-f]{64}$/);
-    expect(rotated.stderr).toBe('The old key no longer works. This new key is shown once: keep it safe.\n');
+    expect(rotated.stderr).toBe(
+      'The old key no longer works. Keep this new key safe; see it again with: npm run cli -- keys show jdoe\n',
+    );
 
     expect(await statusFor(FILE_KEY)).toBe(401);
     expect(await statusFor(newKey)).toBe(200);

@@ -98,7 +98,7 @@ describe.each(TEST_STORES)('key rotation with a grace period (%s)', (kind) => {
     const rotated = await runCli(['keys', 'rotate', '--now', 'jdoe'], { cwd: t.dir, env });
     expect([rotated.code, rotated.stderr]).toEqual([
       0,
-      'The old key no longer works. This new key is shown once: keep it safe.\n',
+      'The old key no longer works. Keep this new key safe; see it again with: npm run cli -- keys show jdoe\n',
     ]);
     const newKey = rotated.stdout.trim();
     expect(await settledStatuses([previous.api_key, current.api_key, newKey], [401, 401, 200])).toEqual([
@@ -108,7 +108,9 @@ describe.each(TEST_STORES)('key rotation with a grace period (%s)', (kind) => {
     // Without --now, the configured grace applies: the key just replaced works on, and it alone.
     const graced = await runCli(['keys', 'rotate', 'jdoe'], { cwd: t.dir, env });
     expect(graced.code).toBe(0);
-    expect(graced.stderr).toMatch(/^The old key works until \d{4}-\d\d-\d\dT[\d:.]+Z\. This new key is shown once/);
+    expect(graced.stderr).toMatch(
+      /^The old key works until \d{4}-\d\d-\d\dT[\d:.]+Z\. Keep this new key safe; see it again with: npm run cli -- keys show jdoe\n$/,
+    );
     expect(await settledStatuses([current.api_key, newKey, graced.stdout.trim()], [401, 200, 200])).toEqual([
       401, 200, 200,
     ]);

@@ -126,6 +126,9 @@ describe.skipIf(!TEST_MARIADB_URL)('npm run cli -- marketbob', () => {
     });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^cannot read MarketBob at mysql:\/\/127\.0\.0\.1:1\/none: .*ECONNREFUSED/);
+    expect(refused.stderr).toContain(
+      "cannot connect to MarketBob's database at 127.0.0.1:1 (MARKETBOB_DATABASE_URL, or marketbob.url in MARKETPLACE_CONFIG): the connection was refused",
+    );
     expect(refused.stderr).not.toContain('hunter2');
   });
 

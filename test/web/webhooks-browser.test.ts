@@ -48,6 +48,7 @@ const LABELS = {
     enable: 'Enable',
     disabled: 'Disabled',
     failures: 'Disabled after failures',
+    http500: 'Answered HTTP 500. “b nope /b failing”',
     remove: 'Delete',
     removed: 'The endpoint is deleted.',
     none: 'You have no endpoint yet.',
@@ -78,6 +79,7 @@ const LABELS = {
     enable: 'Ativar',
     disabled: 'Desativado',
     failures: 'Desativado por falhas',
+    http500: 'Respondeu HTTP 500. “b nope /b failing”',
     remove: 'Excluir',
     removed: 'O endpoint foi excluído.',
     none: 'Você ainda não tem nenhum endpoint.',
@@ -250,7 +252,7 @@ describe.each(TEST_STORES)('the Webhooks page in Chromium (%s)', (kind) => {
           l.failed,
           '3',
           '500',
-          'HTTP 500: b nope /b failing',
+          l.http500,
         ]);
         await shoot(page, `${lang}-webhooks-deliveries`);
         receiver.fallback = 200;

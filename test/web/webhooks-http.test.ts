@@ -80,7 +80,7 @@ describe.each(TEST_STORES)('the Webhooks page over HTTP (%s)', (kind) => {
       payload: { _csrf: tokenIn(page.body), url: 'http://10.0.0.1/', events: 'purchase.created' },
     });
     expect(response.statusCode).toBe(422);
-    expect(response.body).toContain('Informe um endereço https:// completo, sem usuário nem senha.');
+    expect(response.body).toContain('O endereço deve começar com https://.');
     expect(await t.store.webhooks().endpoints('kim')).toEqual([]);
   });
 });

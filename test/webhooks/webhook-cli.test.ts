@@ -90,6 +90,14 @@ describe.each(TEST_STORES)('npm run cli -- webhooks (%s)', (kind) => {
       stderr:
         'events: "purchase.eaten" is not one of purchase.created, purchase.refunded, purchase.cancelled, purchase.downloaded, api_key.rotated\n',
     });
+    const config = join(database.dir, 'config.json');
+    expect(await cli('webhooks', 'add', 'jdoe', 'https://localhost/in', '--events', 'purchase.created')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'url resolves to a private, loopback, link-local or reserved address, which webhooks are not sent to\n' +
+        `(webhooks.allowHttp and webhooks.allowHosts were read from MARKETPLACE_CONFIG=${config})\n`,
+    });
     expect(await cli('webhooks', 'list', 'nobody')).toEqual({
       code: 1,
       stdout: '',

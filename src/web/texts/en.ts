@@ -77,7 +77,8 @@ export const en: WorkspaceTexts = {
       'Your API key is managed by the marketplace you sell on. To replace it, generate a new key in your account settings there: the new key works here within seconds, and the old one stops.',
     noKeyFromMarketplace:
       'This account has no API key yet. Generate one in your account settings on the marketplace you sell on: it works here within seconds.',
-    newKeyShownOnce: 'Your new key is shown here in full once. Copy it now and keep it safe.',
+    newKeyShownOnce:
+      'Your new key is shown here in full. Copy it now and keep it safe; Show displays it again when you need it.',
     oldKeyStopped: 'Your previous key no longer works.',
     oldKeyWorksUntil: 'Your previous key keeps working until',
   },
@@ -127,7 +128,7 @@ export const en: WorkspaceTexts = {
       'Check every request’s signature with the Standard Webhooks library and the endpoint’s secret before you trust it.',
     addTitle: 'Add an endpoint',
     url: 'Endpoint URL',
-    urlHint: 'An https:// address of yours that accepts POST requests.',
+    urlHint: 'An https:// address of yours, reachable from the internet, that accepts POST requests.',
     events: 'Events',
     eventNames: {
       'purchase.created': 'A new purchase (purchase.created)',
@@ -232,5 +233,36 @@ export const en: WorkspaceTexts = {
       firstCallText: 'Your API key is in the workspace, under Settings, with examples to copy.',
       servedBy: (product, version) => `${product} ${version}`,
     },
+  },
+  webhookChecks: {
+    urlProblems: {
+      absolute: 'Enter a full address, starting with https://.',
+      scheme: 'The address must start with https:// or http://.',
+      https: 'The address must start with https://.',
+      credentials: 'The address must not hold a user name or password.',
+      fragment: 'The address must not end in a # part.',
+      length: 'The address is too long: at most 2000 characters.',
+      private:
+        'This address leads to a private, local or reserved network (such as 127.0.0.1, 10.x.x.x or 192.168.x.x), which webhooks are never sent to. Enter an address that can be reached from the internet.',
+    },
+    statusRefused: 'Disabled: address refused',
+    refusedText:
+      'Deliveries to this address are refused: it leads to a private, local or reserved network, or it is not an address webhooks may use. It was disabled at once rather than tried for days. Its events are kept: delete it and add a public https:// address, or enable it again once the name points to a public address.',
+    details: {
+      privateAddress: 'Refused: the address is private, local or reserved.',
+      urlRefused: (why) => `Refused: ${why}`,
+      timedOut: (seconds) => `No answer within ${seconds} s.`,
+      couldNotConnect: (code) => (code === '' ? 'Could not connect.' : `Could not connect (${code}).`),
+      redirect: 'A redirect, which is not followed.',
+      httpStatus: (status) => `Answered HTTP ${status}.`,
+      notPrepared: 'Could not be prepared (see the server log).',
+      excerpt: (detail, excerpt) => `${detail} “${excerpt}”`,
+    },
+  },
+  exampleWords: {
+    phpCodeComment: 'The code the buyer entered (replace this one with it).',
+    phpOwnCodeComment: 'The code the buyer entered: here one of your own codes, to try it.',
+    phpValid: 'Valid purchase code',
+    phpNotValid: 'Not a valid purchase code',
   },
 };

@@ -77,7 +77,8 @@ export const pt: WorkspaceTexts = {
       'Sua chave de API é gerenciada pelo marketplace onde você vende. Para substituí-la, gere uma nova chave nas configurações da sua conta lá: a nova chave passa a funcionar aqui em segundos, e a anterior deixa de funcionar.',
     noKeyFromMarketplace:
       'Esta conta ainda não tem chave de API. Gere uma nas configurações da sua conta no marketplace onde você vende: ela passa a funcionar aqui em segundos.',
-    newKeyShownOnce: 'Sua nova chave aparece aqui por inteiro uma única vez. Copie-a agora e guarde-a em segurança.',
+    newKeyShownOnce:
+      'Sua nova chave aparece aqui por inteiro. Copie-a agora e guarde-a em segurança; Mostrar a exibe de novo quando precisar.',
     oldKeyStopped: 'Sua chave anterior não funciona mais.',
     oldKeyWorksUntil: 'Sua chave anterior continua funcionando até',
   },
@@ -127,7 +128,7 @@ export const pt: WorkspaceTexts = {
       'Confira a assinatura de cada requisição com a biblioteca Standard Webhooks e o segredo do endpoint antes de confiar nela.',
     addTitle: 'Adicionar um endpoint',
     url: 'URL do endpoint',
-    urlHint: 'Um endereço https:// seu que aceite requisições POST.',
+    urlHint: 'Um endereço https:// seu, acessível pela internet, que aceite requisições POST.',
     events: 'Eventos',
     eventNames: {
       'purchase.created': 'Uma nova compra (purchase.created)',
@@ -233,5 +234,36 @@ export const pt: WorkspaceTexts = {
       firstCallText: 'A sua chave de API está no painel, em Configurações, com exemplos para copiar.',
       servedBy: (product, version) => `${product} ${version}`,
     },
+  },
+  webhookChecks: {
+    urlProblems: {
+      absolute: 'Informe um endereço completo, começando com https://.',
+      scheme: 'O endereço deve começar com https:// ou http://.',
+      https: 'O endereço deve começar com https://.',
+      credentials: 'O endereço não deve conter usuário nem senha.',
+      fragment: 'O endereço não deve terminar com uma parte #.',
+      length: 'O endereço é longo demais: no máximo 2000 caracteres.',
+      private:
+        'Este endereço leva a uma rede privada, local ou reservada (como 127.0.0.1, 10.x.x.x ou 192.168.x.x), para a qual webhooks nunca são enviados. Informe um endereço acessível pela internet.',
+    },
+    statusRefused: 'Desativado: endereço recusado',
+    refusedText:
+      'As entregas a este endereço são recusadas: ele leva a uma rede privada, local ou reservada, ou não é um endereço que webhooks possam usar. Ele foi desativado na hora, em vez de tentado por dias. Seus eventos são guardados: exclua-o e adicione um endereço https:// público, ou ative-o de novo quando o nome apontar para um endereço público.',
+    details: {
+      privateAddress: 'Recusada: o endereço é privado, local ou reservado.',
+      urlRefused: (why) => `Recusada: ${why}`,
+      timedOut: (seconds) => `Sem resposta em ${seconds} s.`,
+      couldNotConnect: (code) => (code === '' ? 'Não foi possível conectar.' : `Não foi possível conectar (${code}).`),
+      redirect: 'Um redirecionamento, que não é seguido.',
+      httpStatus: (status) => `Respondeu HTTP ${status}.`,
+      notPrepared: 'Não foi possível prepará-la (veja o log do servidor).',
+      excerpt: (detail, excerpt) => `${detail} “${excerpt}”`,
+    },
+  },
+  exampleWords: {
+    phpCodeComment: 'O código que o comprador informou (troque este por ele).',
+    phpOwnCodeComment: 'O código que o comprador informou: aqui um dos seus próprios códigos, para testar.',
+    phpValid: 'Código de compra válido',
+    phpNotValid: 'Código de compra inválido',
   },
 };

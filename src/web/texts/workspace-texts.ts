@@ -231,4 +231,41 @@ export interface WorkspaceTexts {
       readonly servedBy: (product: string, version: string) => string;
     };
   };
+  /** Webhook URLs checked when added, and what deliveries came to, in the page's language. */
+  readonly webhookChecks: {
+    /** Why a URL was refused when added, by reason. */
+    readonly urlProblems: {
+      readonly absolute: string;
+      readonly scheme: string;
+      readonly https: string;
+      readonly credentials: string;
+      readonly fragment: string;
+      readonly length: string;
+      readonly private: string;
+    };
+    /** The status of an endpoint disabled because its address is refused, and what to do. */
+    readonly statusRefused: string;
+    readonly refusedText: string;
+    /** A delivery's detail: what the last attempt came to. */
+    readonly details: {
+      readonly privateAddress: string;
+      readonly urlRefused: (why: string) => string;
+      readonly timedOut: (seconds: string) => string;
+      readonly couldNotConnect: (code: string) => string;
+      readonly redirect: string;
+      readonly httpStatus: (status: string) => string;
+      readonly notPrepared: string;
+      /** The receiver's own words after the detail, as it answered them. */
+      readonly excerpt: (detail: string, excerpt: string) => string;
+    };
+  };
+  /** The settings page's validation examples, as they run when pasted. */
+  readonly exampleWords: {
+    /** The PHP's comment over the code when it is a placeholder, and when it is one of the seller's. */
+    readonly phpCodeComment: string;
+    readonly phpOwnCodeComment: string;
+    /** What the PHP prints. */
+    readonly phpValid: string;
+    readonly phpNotValid: string;
+  };
 }

@@ -5,6 +5,7 @@ import { type Store, unavailableReason } from '../store/store.js';
 import type { StoreLocation } from '../store/store-location.js';
 import { deletedRows, forgetDeleted } from './deleted-rows.js';
 import { deletionsWatermark, readDeletions } from './deletion-log.js';
+import { goneKeyHolders } from './gone-key-holders.js';
 import type { MarketbobConfig } from './marketbob-config.js';
 import type { MarketbobDb } from './marketbob-connection.js';
 import type { Changed, DiscountRow } from './marketbob-reader.js';
@@ -236,7 +237,7 @@ export class MarketbobFollower {
     // Rows deleted in MarketBob, read last: a row read above and deleted since comes after it.
     const deletionLog = source.deletionLog
       ? await readDeletions(this.options.db, this.deletionsMark, this.pollRows)
-      : [];
+      : await goneKeyHolders(this.options.db, state.keyHolders.values());
     const deletions = await deletedRows(this.options.store, state, deletionLog);
     // A row read above and deleted since (even one new in this poll, which the store never held)
     // is not written: the log says it is gone.

@@ -28,6 +28,22 @@ interface Active {
 }
 
 /**
+ * Keeps MarketBob's API switch (its `actions.api` setting) in the store, from the settings the
+ * follower reports: it reaches every process and instance as any change does, and a `marketbob`
+ * variant answers 404 while it is off.
+ */
+export function apiSwitchRecorder(store: Store, log: Logger): (settings: FollowedSettings) => void {
+  return (settings) => {
+    store.setSourceSetting('api_enabled', settings.apiEnabled ? '1' : '0').catch((error: unknown) => {
+      log.warn(
+        { reason: error instanceof Error ? error.message.split('\n', 1)[0] : 'unknown' },
+        "marketbob: could not record MarketBob's API switch; it stays as it was until MarketBob's settings change again",
+      );
+    });
+  };
+}
+
+/**
  * Follows the MarketBob database the config names, from this process (the primary when there
  * are WORKERS: one per machine) and, with PostgreSQL, from one instance of all those sharing the
  * store: the one holding the follower lock (follower-lock.ts). The others stand by, try the lock
@@ -61,6 +77,7 @@ export async function startMarketbobFollower(
     const store = await openStore(config.store);
     // Two connections: the polls' and the reconciliation's reads run side by side.
     const db = openMarketbob(marketbob.url, { connections: 2 });
+    const recordApiSwitch = apiSwitchRecorder(store, log);
     const follower = new MarketbobFollower({
       db,
       store,
@@ -70,13 +87,7 @@ export async function startMarketbobFollower(
       storeLocation: config.store,
       onSettings: (reported) => {
         settings = reported;
-        // MarketBob's API switch reaches every process and instance through the store, as any change does.
-        store.setSourceSetting('api_enabled', reported.apiEnabled ? '1' : '0').catch((error: unknown) => {
-          log.warn(
-            { reason: error instanceof Error ? error.message.split('\n', 1)[0] : 'unknown' },
-            "marketbob: could not record MarketBob's API switch; it stays as it was until MarketBob's settings change again",
-          );
-        });
+        recordApiSwitch(reported);
         onSettings?.(reported);
       },
     });

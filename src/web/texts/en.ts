@@ -64,7 +64,7 @@ export const en: WorkspaceTexts = {
     exampleTitle: 'Validate a purchase code',
     exampleIntro:
       'Your software sends the code a buyer entered, on each install or activation. The answer is 200 with the purchase when the code is valid, 404 when it is not.',
-    exampleMasked: 'The key is hidden in these examples. Use Show to see them ready to copy.',
+    exampleMasked: 'The key is hidden in these examples on the page; Copy takes them with the key, ready to run.',
     examplePurchaseCode: 'BUYERS-PURCHASE-CODE',
     examplePhpComment: '$purchaseCode: the code the buyer entered',
     docsLink: 'Read the API documentation',

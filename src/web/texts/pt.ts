@@ -64,7 +64,7 @@ export const pt: WorkspaceTexts = {
     exampleTitle: 'Validar um código de compra',
     exampleIntro:
       'Seu software envia o código que o comprador informou, a cada instalação ou ativação. A resposta é 200 com a compra quando o código é válido, 404 quando não é.',
-    exampleMasked: 'A chave está oculta nestes exemplos. Use Mostrar para vê-los prontos para copiar.',
+    exampleMasked: 'A chave está oculta nestes exemplos na página; Copiar os leva com a chave, prontos para rodar.',
     examplePurchaseCode: 'CODIGO-DE-COMPRA',
     examplePhpComment: '$purchaseCode: o código informado pelo comprador',
     docsLink: 'Ler a documentação da API',

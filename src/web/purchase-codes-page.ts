@@ -3,7 +3,7 @@ import { type CodeActivity, codeActivity, type TopCode, topCodes } from '../acti
 import type { PurchaseStatus } from '../records/rows.js';
 import type { Store } from '../store/store.js';
 
-/** The page's windows (issue 24: the last 7 and 30 days), the default first. */
+/** The page's windows (the last 7 and 30 days), the default first. */
 export const PAGE_WINDOWS = [30, 7] as const;
 /** Rows of the page's table and of its CSV. */
 export const PAGE_ROWS = 50;

@@ -3,7 +3,7 @@ import type { Store } from '../store/store.js';
 import { codeRows } from './purchase-codes-page.js';
 import type { WorkspaceTexts } from './texts/workspace-texts.js';
 
-/** The validation call (SPEC 2, endpoint 4) as a seller pastes it into a terminal or their PHP code. */
+/** The validation call as a seller pastes it into a terminal or their PHP code. */
 export interface ValidationExample {
   readonly curl: string;
   readonly php: string;

@@ -91,7 +91,7 @@ export interface WorkspaceTexts {
     readonly oldKeyStopped: string;
     readonly oldKeyWorksUntil: string;
   };
-  /** The Purchase codes page: how each code is used (issue 24). */
+  /** The Purchase codes page: how each code is used. */
   readonly purchaseCodes: {
     readonly title: string;
     readonly intro: string;
@@ -131,7 +131,7 @@ export interface WorkspaceTexts {
     readonly backToList: string;
     readonly itemGone: string;
   };
-  /** The Webhooks page: the seller's signed webhook endpoints (issue 25). */
+  /** The Webhooks page: the seller's signed webhook endpoints. */
   readonly webhooks: {
     readonly title: string;
     readonly intro: string;

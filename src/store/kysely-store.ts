@@ -283,10 +283,11 @@ export class KyselyStore implements Store {
         .where('username', '=', username)
         .executeTakeFirst();
       if (row === undefined) return undefined;
-      // A use gathered before a rotation and written after it was the old key's.
+      // A use gathered before a rotation and written after it was the old key's. (An import that
+      // changes the key forgets the uses itself, when it writes, as it did before it dated keys.)
       const created = await this.keyDate(username);
       const at = Number(row.last_used_at);
-      return created !== undefined && at < created.at ? undefined : at;
+      return created?.origin === 'made' && at < created.at ? undefined : at;
     });
   }
 

@@ -205,7 +205,11 @@ class SqliteImportSession implements ImportSession {
         values.push(key.digest, key.cipher);
         if (this.insertAccount.run(record.username, values).changes > 0) counts.inserted++;
         else if (this.updateAccount.run(values, record.username, values).changes > 0) counts.updated++;
-        else counts.unchanged++;
+        else {
+          // The same key as stored after all: it keeps its date.
+          counts.unchanged++;
+          continue;
+        }
         // A key taken away (no key) has no date to show.
         if (isKeyDigest(key.digest)) this.dateImportedKey.run(record.username, key.digest, now);
       } catch (error) {

@@ -54,12 +54,16 @@ export interface ReplacedKeyRow {
   replaced_at: number;
 }
 
-/** When this service made the account's key whose digest is `key_digest` (see migration 0005). */
+/** When the account's key whose digest is `key_digest` was made here or imported (see migrations 0005, 0013). */
 export interface KeyDateRow {
   username: string;
   key_digest: string;
   created_at: number;
+  origin: KeyOrigin;
 }
+
+/** How a dated key came: made by this service, or set by an import. */
+export type KeyOrigin = 'made' | 'imported';
 
 /** When an account's key was last used (see migration 0006). */
 export interface KeyUsageRow {

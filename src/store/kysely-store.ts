@@ -11,6 +11,7 @@ import {
   type ActivityDelta,
   type ActivitySummary,
   type ImportSession,
+  type KeyDate,
   type KeyUse,
   type MarketbobLoginFacts,
   type RetiredKeyAccount,
@@ -198,9 +199,9 @@ export class KyselyStore implements Store {
         const now = Date.now();
         await trx
           .insertInto('key_dates')
-          .values({ username, key_digest: key.digest, created_at: now })
+          .values({ username, key_digest: key.digest, created_at: now, origin: 'made' })
           .onConflict((conflict) =>
-            conflict.column('username').doUpdateSet({ key_digest: key.digest, created_at: now }),
+            conflict.column('username').doUpdateSet({ key_digest: key.digest, created_at: now, origin: 'made' }),
           )
           .execute();
         // The new key has not been used yet.
@@ -240,9 +241,10 @@ export class KyselyStore implements Store {
     );
   }
 
-  keyCreatedAt(username: string): Promise<number | undefined> {
+  keyDate(username: string): Promise<KeyDate | undefined> {
     return this.guard(async () => {
-      // Only while the date is the current key's: an import may have brought another key since.
+      // Only while the date is the current key's: an import before imports were dated, or one
+      // that took the key away, leaves the row of an earlier key.
       const row = await this.db
         .selectFrom('key_dates')
         .innerJoin('accounts', (join) =>
@@ -250,10 +252,10 @@ export class KyselyStore implements Store {
             .onRef('accounts.username', '=', 'key_dates.username')
             .onRef('accounts.key_digest', '=', 'key_dates.key_digest'),
         )
-        .select('key_dates.created_at')
+        .select(['key_dates.created_at', 'key_dates.origin'])
         .where('key_dates.username', '=', username)
         .executeTakeFirst();
-      return row === undefined ? undefined : Number(row.created_at);
+      return row === undefined ? undefined : { at: Number(row.created_at), origin: row.origin };
     });
   }
 
@@ -281,10 +283,11 @@ export class KyselyStore implements Store {
         .where('username', '=', username)
         .executeTakeFirst();
       if (row === undefined) return undefined;
-      // A use gathered before a rotation and written after it was the old key's.
-      const created = await this.keyCreatedAt(username);
+      // A use gathered before a rotation and written after it was the old key's. (An import that
+      // changes the key forgets the uses itself, when it writes, as it did before it dated keys.)
+      const created = await this.keyDate(username);
       const at = Number(row.last_used_at);
-      return created !== undefined && at < created ? undefined : at;
+      return created?.origin === 'made' && at < created.at ? undefined : at;
     });
   }
 

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { isKeyDigest } from '../keys/api-keys.js';
 import { ACCOUNT_KEY_COLUMNS, ACCOUNTS } from '../records/account-table.js';
 import { ITEMS } from '../records/item-table.js';
 import { PURCHASES } from '../records/purchase-table.js';
@@ -269,6 +270,7 @@ class PostgresImportSession implements ImportSession {
       }
     });
     const counts = await this.write(UPSERT_ACCOUNTS, keyed, keyedIndexes);
+    await this.dateImportedKeys(keyed);
     // Keeping the key: each account must already be there (the importer only says so of stored ones).
     const kept = await this.write(UPDATE_ACCOUNTS_KEEPING_KEY, keeping, keepingIndexes);
     if (kept.found !== undefined && kept.found < keeping.length) {
@@ -281,6 +283,21 @@ class PostgresImportSession implements ImportSession {
       updated: counts.updated + kept.updated,
       unchanged: rows.length - counts.inserted - counts.updated - kept.updated,
     };
+  }
+
+  /** Dates the keys these rows set as imported now; a key taken away (no key) has no date to show. */
+  private async dateImportedKeys(keyed: readonly Record<string, unknown>[]): Promise<void> {
+    const dated = keyed.filter((row) => isKeyDigest(row.key_digest as string));
+    if (dated.length === 0) return;
+    await this.client.query({
+      name: 'import_key_dates',
+      text:
+        "INSERT INTO key_dates (username, key_digest, created_at, origin) SELECT u, d, $3::int8, 'imported' " +
+        'FROM unnest($1::text[], $2::text[]) AS r(u, d) ' +
+        'ON CONFLICT (username) DO UPDATE SET key_digest = EXCLUDED.key_digest, created_at = EXCLUDED.created_at, ' +
+        'origin = EXCLUDED.origin',
+      values: [dated.map((row) => row.username), dated.map((row) => row.key_digest), Date.now()],
+    });
   }
 
   async upsertItems(rows: readonly ItemRecord[]): Promise<UpsertCounts> {

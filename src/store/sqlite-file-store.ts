@@ -32,7 +32,7 @@ const DELEGATED = [
   'accountByEmail',
   'accountByRetiredKeyDigest',
   'replaceAccountKey',
-  'keyCreatedAt',
+  'keyDate',
   'recordKeyUses',
   'keyLastUsedAt',
   'recordActivity',

@@ -1,4 +1,5 @@
 import BetterSqlite3 from 'better-sqlite3';
+import { isKeyDigest } from '../keys/api-keys.js';
 import { ACCOUNT_KEY_COLUMNS, ACCOUNTS } from '../records/account-table.js';
 import { ITEMS } from '../records/item-table.js';
 import { PURCHASES } from '../records/purchase-table.js';
@@ -132,6 +133,7 @@ class SqliteImportSession implements ImportSession {
   private readonly insertAccount: BetterSqlite3.Statement<unknown[]>;
   private readonly updateAccount: BetterSqlite3.Statement<unknown[]>;
   private readonly updateAccountKeepingKey: BetterSqlite3.Statement<unknown[]>;
+  private readonly dateImportedKey: BetterSqlite3.Statement<[string, string, number]>;
   private readonly insertItem: BetterSqlite3.Statement<unknown[]>;
   private readonly updateItem: BetterSqlite3.Statement<unknown[]>;
   private readonly insertPurchase: BetterSqlite3.Statement<unknown[]>;
@@ -151,6 +153,11 @@ class SqliteImportSession implements ImportSession {
     this.insertAccount = db.prepare(insertSql(ACCOUNTS.table, ACCOUNTS.key, [...ACCOUNT_COLUMNS, ...KEY_COLUMNS]));
     this.updateAccount = db.prepare(updateSql(ACCOUNTS.table, ACCOUNTS.key, [...ACCOUNT_COLUMNS, ...KEY_COLUMNS]));
     this.updateAccountKeepingKey = db.prepare(updateSql(ACCOUNTS.table, ACCOUNTS.key, ACCOUNT_COLUMNS));
+    this.dateImportedKey = db.prepare(
+      "INSERT INTO key_dates (username, key_digest, created_at, origin) VALUES (?, ?, ?, 'imported') " +
+        'ON CONFLICT (username) DO UPDATE SET key_digest = excluded.key_digest, created_at = excluded.created_at, ' +
+        'origin = excluded.origin',
+    );
     this.insertItem = db.prepare(insertSql(ITEMS.table, ITEMS.key, ITEM_COLUMNS));
     this.updateItem = db.prepare(updateSql(ITEMS.table, ITEMS.key, ITEM_COLUMNS));
     this.insertPurchase = db.prepare(insertSql(PURCHASES.table, PURCHASES.key, PURCHASE_COLUMNS));
@@ -183,6 +190,7 @@ class SqliteImportSession implements ImportSession {
 
   async upsertAccounts(rows: readonly AccountUpsert[]): Promise<UpsertCounts> {
     const counts = zeroCounts();
+    const now = Date.now();
     for (let index = 0; index < rows.length; index++) {
       const { record, key } = rows[index];
       try {
@@ -197,7 +205,13 @@ class SqliteImportSession implements ImportSession {
         values.push(key.digest, key.cipher);
         if (this.insertAccount.run(record.username, values).changes > 0) counts.inserted++;
         else if (this.updateAccount.run(values, record.username, values).changes > 0) counts.updated++;
-        else counts.unchanged++;
+        else {
+          // The same key as stored after all: it keeps its date.
+          counts.unchanged++;
+          continue;
+        }
+        // A key taken away (no key) has no date to show.
+        if (isKeyDigest(key.digest)) this.dateImportedKey.run(record.username, key.digest, now);
       } catch (error) {
         throw rejected(error, index);
       }

@@ -9,7 +9,7 @@ import type {
   PurchaseRow,
   PurchaseStatus,
 } from '../records/rows.js';
-import type { SessionRow } from './database.js';
+import type { KeyOrigin, SessionRow } from './database.js';
 import type { Dialect } from './dialect.js';
 import type { WebhookStore } from './webhook-store.js';
 
@@ -52,7 +52,10 @@ export interface ImportSession {
   keyOwners(digests: readonly string[]): Promise<Map<string, string>>;
   /** Which of these item ids have an item. */
   existingItems(ids: readonly number[]): Promise<Set<number>>;
-  /** Upserts by username; a new account must come with a key. */
+  /**
+   * Upserts by username; a new account must come with a key. A row comes with a key only when its
+   * key is new or changes (undefined keeps the stored one): that key is dated as imported now.
+   */
   upsertAccounts(rows: readonly AccountUpsert[]): Promise<UpsertCounts>;
   /** Upserts by id; each item's account must exist. */
   upsertItems(rows: readonly ItemRecord[]): Promise<UpsertCounts>;
@@ -105,6 +108,13 @@ export interface MarketbobUserLink {
   readonly userId: number;
   /** SHA-256 (hex) of the MarketBob password hash last taken; '' when MarketBob had none. */
   readonly passwordDigest: string;
+}
+
+/** When an account's current key was made here or arrived by an import (see `Store.keyDate`). */
+export interface KeyDate {
+  /** Ms since the epoch. */
+  readonly at: number;
+  readonly origin: KeyOrigin;
 }
 
 /** An account whose key was used, and when (ms since the epoch). */
@@ -271,10 +281,10 @@ export interface Store {
    */
   replaceAccountKey(username: string, key: StoredKey, retireOldUntil?: number): Promise<boolean>;
   /**
-   * When this service made the account's current key (ms since the epoch): recorded by
-   * `replaceAccountKey`; undefined for a key that came from an import (made elsewhere) or none.
+   * When the account's current key was made by `replaceAccountKey` or set by an import, and which;
+   * undefined for none, or for a key an import set before imports were dated.
    */
-  keyCreatedAt(username: string): Promise<number | undefined>;
+  keyDate(username: string): Promise<KeyDate | undefined>;
   /** Records when these accounts' keys were last used (each keeps the latest time it was told). */
   recordKeyUses(uses: readonly KeyUse[]): Promise<void>;
   /** When the account's current key was last used (ms since the epoch), if it has been since it was made. */

@@ -305,8 +305,8 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
     ) => {
       const key = currentKey(request, who.account);
       const until = options.rotated?.oldKeyWorksUntil;
-      const [createdAt, lastUsedAt, marketbobUser, exampleCode] = await Promise.all([
-        key === undefined ? undefined : store.keyCreatedAt(who.account.username),
+      const [keyDate, lastUsedAt, marketbobUser, exampleCode] = await Promise.all([
+        key === undefined ? undefined : store.keyDate(who.account.username),
         key === undefined ? undefined : store.keyLastUsedAt(who.account.username),
         store.marketbobUserId(who.account.username),
         exampleCodeOf(store, who.account.username),
@@ -324,7 +324,9 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
             : options.reveal
               ? { revealed: key }
               : { value: key, masked: masked(key), last4: key.slice(-4) },
-        createdAt: createdAt === undefined ? undefined : dateText(t, new Date(createdAt)),
+        createdAt: keyDate === undefined ? undefined : dateText(t, new Date(keyDate.at)),
+        // When it arrived rather than when it was made: that was elsewhere.
+        keyImported: keyDate?.origin === 'imported',
         lastUsedAt: lastUsedAt === undefined ? undefined : dateText(t, new Date(lastUsedAt)),
         example: validationExample(t, url, shownKey, exampleCode),
         // What Copy takes while the key is masked: the example with the key (already in the page for Copy).

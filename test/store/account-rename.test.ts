@@ -112,7 +112,7 @@ describe.each(TEST_STORES)('renaming an account inside an import (%s)', (kind) =
     expect((items.json() as { items: { id: number }[] }).items.map((item) => item.id)).toEqual([7]);
     expect(await test.store.passwordHash('new-name')).toBe(hash);
     expect((await test.store.session('session-hash'))?.username).toBe('new-name');
-    expect(await test.store.keyCreatedAt('new-name')).toBeTypeOf('number');
+    expect((await test.store.keyDate('new-name'))?.at).toBeTypeOf('number');
     expect(await test.store.keyLastUsedAt('new-name')).toBeTypeOf('number');
     expect(await test.store.marketbobUserId('new-name')).toBe(12);
   });

@@ -46,7 +46,7 @@ const LABELS = {
     apiDocs: 'API docs',
     hide: 'Hide',
     created: 'Created',
-    createdUnknown: 'Not recorded (the key was imported)',
+    importedOn: 'Imported on',
     lastUsed: 'Last used',
     lastUsedNever: 'Not yet (uses are recorded once a minute)',
     exampleTitle: 'Validate a purchase code',
@@ -75,7 +75,7 @@ const LABELS = {
     apiDocs: 'Documentação da API',
     hide: 'Ocultar',
     created: 'Criada em',
-    createdUnknown: 'Não registrada (a chave foi importada)',
+    importedOn: 'Importada em',
     lastUsed: 'Último uso',
     lastUsedNever: 'Ainda não (os usos são registrados uma vez por minuto)',
     exampleTitle: 'Validar um código de compra',
@@ -324,10 +324,12 @@ describe.each(TEST_STORES)('the seller workspace in Chromium (%s)', (kind) => {
           'page',
         );
 
-        // The key's details: an imported key has no creation date here; it has not been used yet.
+        // The key's details: an imported key says when it arrived; it has not been used yet.
         const details = page.locator('dl.details');
-        expect(await details.locator('dt').allTextContents()).toEqual([l.created, l.lastUsed]);
-        expect(await details.locator('dd').allTextContents()).toEqual([l.createdUnknown, l.lastUsedNever]);
+        expect(await details.locator('dt').allTextContents()).toEqual([l.importedOn, l.lastUsed]);
+        const arrived = (await t.store.keyDate(username))?.at as number;
+        expect(await details.locator('#key-created').getAttribute('datetime')).toBe(new Date(arrived).toISOString());
+        expect((await details.locator('dd').allTextContents())[1]).toBe(l.lastUsedNever);
 
         // The examples: the address of this variant, the key masked until Show.
         const examples = page.getByRole('region', { name: l.exampleTitle });

@@ -118,21 +118,22 @@ describe.each(TEST_STORES)('workspace over HTTP (%s)', (kind) => {
     }
   });
 
-  it("shows the key's creation date once this service made it, none for an imported key; and its last use", async () => {
+  it('shows when an import set the key, its creation date once this service made it; and its last use', async () => {
     const { jar } = await logIn(t.app, '', 'kim', PASSWORD);
     const settingsOf = async () => (await t.app.inject({ url: '/workspace/settings', cookies: jar })).body;
     const imported = await settingsOf();
-    expect(imported).toContain('<dd class="quiet-text">Not recorded (the key was imported)</dd>');
+    expect(imported).toContain('<dt>Imported on</dt>\n      <dd><time id="key-created" datetime=');
     expect(imported).toContain(
       '<dt>Last used</dt>\n      <dd class="quiet-text">Not yet (uses are recorded once a minute)</dd>',
     );
-    expect(await t.store.keyCreatedAt('kim')).toBeUndefined();
+    expect((await t.store.keyDate('kim'))?.origin).toBe('imported');
 
     const before = Date.now();
     const rotated = await runCli(['keys', 'rotate', 'kim'], { cwd: t.dir, env: cleanEnv({ ...t.env }) });
     expect(rotated.code, rotated.stderr).toBe(0);
     const after = Date.now();
-    const createdAt = (await t.store.keyCreatedAt('kim')) as number;
+    expect((await t.store.keyDate('kim'))?.origin).toBe('made');
+    const createdAt = (await t.store.keyDate('kim'))?.at as number;
     expect(createdAt).toBeGreaterThanOrEqual(before);
     expect(createdAt).toBeLessThanOrEqual(after);
     const made = await settingsOf();
@@ -157,10 +158,10 @@ describe.each(TEST_STORES)('workspace over HTTP (%s)', (kind) => {
       }).format(new Date(usedAt))}</time></dd>`,
     );
 
-    // An import that brings another key: made elsewhere, so no date again.
+    // An import that brings another key: made elsewhere, so the date it arrived.
     await t.importLines([account('kim', { api_key: 'kim-key-from-the-shop-0001' })]);
-    expect(await t.store.keyCreatedAt('kim')).toBeUndefined();
-    expect(await settingsOf()).toContain('Not recorded (the key was imported)');
+    expect((await t.store.keyDate('kim'))?.origin).toBe('imported');
+    expect(await settingsOf()).toContain('<dt>Imported on</dt>');
   });
 
   it('gives the validation call ready to copy, for this variant, the key masked until Show', async () => {

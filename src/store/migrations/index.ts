@@ -11,6 +11,7 @@ import { purchaseActivity } from './0008-purchase-activity.js';
 import { webhooks } from './0009-webhooks.js';
 import { marketbobSource } from './0010-marketbob-source.js';
 import { marketbobLogins } from './0012-marketbob-logins.js';
+import { keyOrigins } from './0013-key-origins.js';
 
 const ACTIVITY_MIGRATIONS: Record<string, Migration> = { '0008-purchase-activity': purchaseActivity };
 
@@ -32,6 +33,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
     '0009-webhooks': webhooks,
     '0010-marketbob-source': marketbobSource,
     '0012-marketbob-logins': marketbobLogins,
+    '0013-key-origins': keyOrigins,
   };
   return { getMigrations: async () => migrations };
 }

@@ -58,6 +58,7 @@ export const en: WorkspaceTexts = {
     copyFailed: 'Could not copy. Select the key and copy it yourself.',
     keyDetails: 'About this key',
     created: 'Created',
+    importedOn: 'Imported on',
     createdUnknown: 'Not recorded (the key was imported)',
     lastUsed: 'Last used',
     lastUsedNever: 'Not yet (uses are recorded once a minute)',

@@ -58,6 +58,7 @@ export const pt: WorkspaceTexts = {
     copyFailed: 'Não foi possível copiar. Selecione a chave e copie você mesmo.',
     keyDetails: 'Sobre esta chave',
     created: 'Criada em',
+    importedOn: 'Importada em',
     createdUnknown: 'Não registrada (a chave foi importada)',
     lastUsed: 'Último uso',
     lastUsedNever: 'Ainda não (os usos são registrados uma vez por minuto)',

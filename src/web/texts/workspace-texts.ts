@@ -66,7 +66,9 @@ export interface WorkspaceTexts {
     readonly copyFailed: string;
     readonly keyDetails: string;
     readonly created: string;
-    /** A key that came from an import: made elsewhere, when is not known. */
+    /** In place of `created` for a key an import set: when it arrived (it was made elsewhere). */
+    readonly importedOn: string;
+    /** A key an import set before imports were dated: made elsewhere, when is not known. */
     readonly createdUnknown: string;
     readonly lastUsed: string;
     readonly lastUsedNever: string;

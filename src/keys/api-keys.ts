@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { NO_KEY_PREFIX } from '../domain/api-key-format.js';
 import type { StoredKey } from '../store/store.js';
 import type { KeyMaterial } from './server-secret.js';
 
@@ -33,9 +34,6 @@ export function decryptApiKey(material: KeyMaterial, sealed: string): string {
   return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
 }
 
-/** What the key columns of an account without a key start with (see `noKey`). */
-const NO_KEY_PREFIX = 'none:';
-
 /**
  * The key columns of an account that has no key (a MarketBob user without an `api_key`): a digest
  * no key can have (an HMAC digest is hex, never with a colon), unique as the column wants, and no
@@ -45,7 +43,4 @@ export function noKey(): StoredKey {
   return { digest: `${NO_KEY_PREFIX}${randomBytes(16).toString('hex')}`, cipher: '' };
 }
 
-/** Whether these key columns are an account's key (rather than `noKey()`'s). */
-export function isKeyDigest(digest: string): boolean {
-  return !digest.startsWith(NO_KEY_PREFIX);
-}
+export { isKeyDigest } from '../domain/api-key-format.js';

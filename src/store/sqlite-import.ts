@@ -1,5 +1,5 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { isKeyDigest } from '../keys/api-keys.js';
+import { isKeyDigest } from '../domain/api-key-format.js';
 import { ACCOUNT_KEY_COLUMNS, ACCOUNTS } from '../records/account-table.js';
 import { ITEMS } from '../records/item-table.js';
 import { PURCHASES } from '../records/purchase-table.js';

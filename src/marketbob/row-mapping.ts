@@ -8,7 +8,7 @@ import { isHttpUrl } from '../records/field-reader.js';
 import type { MarketbobAccount, MarketbobItem, MarketbobPurchase } from '../records/marketbob-values.js';
 import type { AccountStatus, ItemStatus, PurchaseStatus } from '../records/rows.js';
 import { mediaUrl } from './media-url.js';
-import { accountSource, itemSource, purchaseSource } from './source-fields.js';
+import { accountSource, itemSource, marketbobApiPrices, purchaseSource } from './source-fields.js';
 import type { ItemRow, MappingContext, PurchaseRow, UserRow } from './source-rows.js';
 import type { WallClock } from './wall-clock.js';
 
@@ -20,6 +20,7 @@ import type { WallClock } from './wall-clock.js';
  */
 
 export { mediaUrl } from './media-url.js';
+export { marketbobApiPrices } from './source-fields.js';
 export type { ItemRow, MappingContext, PurchaseRow, UserRow } from './source-rows.js';
 
 /** What a row gives: a line (with notes), or a reason to skip it. Notes and reasons never hold a key or a hash. */
@@ -217,31 +218,6 @@ export function screenshotUrls(base: string, screenshots: string | null, notes: 
   });
 }
 
-/**
- * The item's two prices as MarketBob's own API computes them, unrounded (PHP adds doubles as
- * JavaScript does): the item's `regular_price` and `extended_price`, or, while its row of
- * `item_discounts` has `status` 1, the discount's `regular_price` and (when not NULL) its
- * `extended_price`; each plus the category's buyer fee of that license. `validity_prices` play no
- * part: MarketBob's API ignores them, so an item priced only by validity period (its legacy
- * columns 0) shows the fees alone, while its storefront charges the period's price.
- */
-export function marketbobApiPrices(row: ItemRow): { regular: number; extended: number } {
-  const amount = (value: number | null | undefined) => {
-    const n = Number(value ?? 0);
-    return Number.isFinite(n) ? n : 0;
-  };
-  const discounted = Number(row.discount_status) === 1 && row.discount_regular_price != null;
-  const regular = discounted ? amount(row.discount_regular_price) : amount(row.regular_price);
-  const extended =
-    discounted && row.discount_extended_price != null
-      ? amount(row.discount_extended_price)
-      : amount(row.extended_price);
-  return {
-    regular: regular + amount(row.regular_buyer_fee),
-    extended: extended + amount(row.extended_buyer_fee),
-  };
-}
-
 /** The two prices our answers serve: MarketBob API's, rounded to the cent (0 for a negative amount). */
 export function itemPrices(row: ItemRow): { regular: number; extended: number } {
   const prices = marketbobApiPrices(row);
@@ -399,7 +375,7 @@ export function mapItem(row: ItemRow, account: string, context: MappingContext):
       supported: Number(row.is_supported) === 1,
       status,
       published_at: publishedAt,
-      marketbob: itemSource(row, context, marketbobApiPrices(row)),
+      marketbob: itemSource(row, context),
     },
   };
 }

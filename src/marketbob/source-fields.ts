@@ -63,12 +63,29 @@ export function accountSource(row: UserRow, context: MappingContext): MarketbobA
   });
 }
 
-/** `prices`: MarketBob API's own (see marketbobApiPrices), unrounded. */
-export function itemSource(
-  row: ItemRow,
-  context: MappingContext,
-  prices: { readonly regular: number; readonly extended: number },
-): MarketbobItem {
+/**
+ * The item's two prices as MarketBob's own API computes them, unrounded (PHP adds doubles as
+ * JavaScript does): the item's `regular_price` and `extended_price`, or, while its row of
+ * `item_discounts` has `status` 1, the discount's `regular_price` and (when not NULL) its
+ * `extended_price`; each plus the category's buyer fee of that license. `validity_prices` play no
+ * part: MarketBob's API ignores them, so an item priced only by validity period (its legacy
+ * columns 0) shows the fees alone, while its storefront charges the period's price.
+ */
+export function marketbobApiPrices(row: ItemRow): { regular: number; extended: number } {
+  const discounted = Number(row.discount_status) === 1 && row.discount_regular_price != null;
+  const regular = discounted ? amount(row.discount_regular_price) : amount(row.regular_price);
+  const extended =
+    discounted && row.discount_extended_price != null
+      ? amount(row.discount_extended_price)
+      : amount(row.extended_price);
+  return {
+    regular: regular + amount(row.regular_buyer_fee),
+    extended: extended + amount(row.extended_buyer_fee),
+  };
+}
+
+export function itemSource(row: ItemRow, context: MappingContext): MarketbobItem {
+  const prices = marketbobApiPrices(row);
   const base = context.mediaBaseUrl;
   const screenshots = decoded(row.screenshots);
   const screenshotUrls = Array.isArray(screenshots)

@@ -1,8 +1,9 @@
-import { purchaseCodeKey, purchaseIsValidFor } from '../../domain/purchase-code.js';
+import { purchaseCodeKey } from '../../domain/purchase-code.js';
 import { ApiError, unlessRefused } from '../api-error.js';
 import type { Endpoint } from '../endpoint.js';
 import { after } from '../maybe-async.js';
 import { apiKeyParam, requiredParam } from '../params.js';
+import { validationAnswer } from '../routes/purchase-validation.js';
 import { authenticateHolder } from './marketbob-auth.js';
 
 /**
@@ -14,27 +15,18 @@ export const marketbobPurchaseValidation: Endpoint = {
   method: 'POST',
   path: '/api/purchases/validation',
   handle(request, variant, context) {
-    const { cache, metrics, activity } = context;
     const { texts } = variant.config;
     const apiKey = apiKeyParam(request, request.body, texts);
     const code = requiredParam('purchase_code', [request.query, request.body], texts);
-    const refusal = ApiError.of('invalidPurchaseCode');
-    return unlessRefused(authenticateHolder(request, context, apiKey, refusal), (account) => {
-      const codeKey = account.marketbob.isAuthor ? purchaseCodeKey(code) : undefined;
-      return after(codeKey === undefined ? undefined : cache.purchase(codeKey, variant), (found) => {
-        const owner = found?.owner;
-        if (found !== undefined && owner === account.username) {
-          found.activity = activity.validated(owner, codeKey as string, request.ip, found.activity);
-        }
-        if (!found || owner === undefined || !purchaseIsValidFor(found.row, owner, account.username)) {
-          const status = found?.row.status;
-          const ownInactive = owner === account.username && status !== 'active';
-          metrics.validation(ownInactive ? (status as 'refunded' | 'cancelled') : 'invalid');
-          return refusal;
-        }
-        metrics.validation('valid');
-        return found.json[variant.index] as Buffer;
-      });
-    });
+    return unlessRefused(
+      authenticateHolder(request, context, apiKey, ApiError.of('invalidPurchaseCode')),
+      (account) => {
+        // A key that is not an author's has no purchases to validate, as in MarketBob.
+        const codeKey = account.marketbob.isAuthor ? purchaseCodeKey(code) : undefined;
+        return after(codeKey === undefined ? undefined : context.cache.purchase(codeKey, variant), (found) =>
+          validationAnswer(found, codeKey, account.username, request, variant, context),
+        );
+      },
+    );
   },
 };

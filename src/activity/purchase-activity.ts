@@ -1,8 +1,10 @@
 import type { KeyMaterial } from '../keys/server-secret.js';
-import type { Store } from '../store/store.js';
+import type { ActivityDelta, Store } from '../store/store.js';
+import type { StoreLocation } from '../store/store-location.js';
 import type { ActivityConfig } from './activity-config.js';
 import { type ActivityCounter, createActivityCounter } from './activity-counter.js';
-import { type CodeActivity, codeActivity, type TopCode, topCodes } from './activity-report.js';
+import type { CodeActivity, TopCode } from './activity-report.js';
+import { createActivityReports } from './activity-reports.js';
 import { createNetworkHasher, networkKeyOf } from './client-network.js';
 
 /** Purchase-code activity as the API's endpoints use it: counted on validation, read by the activity endpoints. */
@@ -14,27 +16,55 @@ export interface PurchaseActivity extends ActivityCounter {
   top(account: string, days: number, limit: number): Promise<TopCode[]>;
 }
 
+/** The accounts of a flush's deltas (a flush holds them account by account, mostly). */
+function accountsOf(deltas: readonly ActivityDelta[]): Set<string> {
+  const accounts = new Set<string>();
+  let last: string | undefined;
+  for (const { account } of deltas) {
+    if (account === last) continue;
+    last = account;
+    accounts.add(account);
+  }
+  return accounts;
+}
+
+/**
+ * `location` is where the reports' worker thread reads the store (see activity-reports.ts); left
+ * out, the reports are made on this thread.
+ */
 export function createPurchaseActivity(
   store: Store,
   config: ActivityConfig,
   keys: KeyMaterial,
   onError: (error: unknown) => void,
+  location?: StoreLocation,
 ): PurchaseActivity {
-  const counter = createActivityCounter(store, {
-    ...config,
-    networkHash: createNetworkHasher(networkKeyOf(keys)),
-    onError,
-  });
+  const reports = createActivityReports({ location, store });
+  const counter = createActivityCounter(
+    {
+      // Told after the write: a report started before it is not given again.
+      async recordActivity(deltas) {
+        await store.recordActivity(deltas);
+        reports.wrote(accountsOf(deltas));
+      },
+      dropActivityBefore: (day) => store.dropActivityBefore(day),
+    },
+    { ...config, networkHash: createNetworkHasher(networkKeyOf(keys)), onError },
+  );
   return {
     ...counter,
     retentionDays: config.retentionDays,
     async ofCode(account, codeKey) {
       await counter.flush();
-      return codeActivity(store, account, codeKey, config.retentionDays);
+      return reports.ofCode(account, codeKey, config.retentionDays);
     },
     async top(account, days, limit) {
       await counter.flush();
-      return topCodes(store, account, days, limit);
+      return reports.top(account, days, limit);
+    },
+    async close() {
+      await counter.close();
+      await reports.close();
     },
   };
 }

@@ -7,6 +7,7 @@ import type { Limits } from '../limits/limits.js';
 import type { LimitsConfig } from '../limits/limits-config.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import { type Store, unavailableReason } from '../store/store.js';
+import type { StoreLocation } from '../store/store-location.js';
 import type { ErrorKind } from '../variants/error-kinds.js';
 import type { VariantResolver, VariantRuntime } from '../variants/variant-runtime.js';
 import { type AnswerApiRequest, createApiAnswerer } from './api-answer.js';
@@ -19,7 +20,13 @@ import { ResourceCache } from './resource-cache.js';
 import { createRouteTable, type RouteTable } from './route-table.js';
 
 export interface ApiOptions {
-  readonly config: { readonly support: boolean; readonly limits: LimitsConfig; readonly activity: ActivityConfig };
+  readonly config: {
+    readonly support: boolean;
+    readonly limits: LimitsConfig;
+    readonly activity: ActivityConfig;
+    /** Where the activity reports' worker thread reads the store. */
+    readonly store: StoreLocation;
+  };
   readonly store: Store;
   readonly keys: KeyMaterial;
   readonly resolver: VariantResolver;
@@ -58,8 +65,12 @@ export function createApi({ config, store, keys, resolver, metrics, limits, warn
   const keyUsage = createKeyUsage(store, (error) =>
     warn(unavailableReason(error), 'could not record when API keys were last used'),
   );
-  const activity = createPurchaseActivity(store, config.activity, keys, (error) =>
-    warn(unavailableReason(error), 'could not write purchase-code activity; kept for the next try'),
+  const activity = createPurchaseActivity(
+    store,
+    config.activity,
+    keys,
+    (error) => warn(unavailableReason(error), 'could not write purchase-code activity; kept for the next try'),
+    config.store,
   );
   const context: EndpointContext = { cache, limits: apiLimits, metrics, keyUsage, activity };
   const refusals = metrics.limiter('client');

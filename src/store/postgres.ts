@@ -75,10 +75,16 @@ export function clientConfig(
  * A pool over `url` whose idle connections may die without taking the process down. With a
  * `statementTimeoutMs`, every statement on its connections is cancelled by the server past it
  * (an import lifts it for its own transaction); without, statements run as long as they take.
+ * `role` names its connections to the server (`application_name`, as pg_stat_activity shows it).
  */
-export function createPostgresPool(url: string, size: number, timeouts: Partial<PostgresTimeouts> = {}): pg.Pool {
+export function createPostgresPool(
+  url: string,
+  size: number,
+  timeouts: Partial<PostgresTimeouts> = {},
+  role = 'pool',
+): pg.Pool {
   const pool = new pg.Pool({
-    ...clientConfig(url, 'pool', timeouts.connectTimeoutMs),
+    ...clientConfig(url, role, timeouts.connectTimeoutMs),
     ...(timeouts.statementTimeoutMs ? { statement_timeout: timeouts.statementTimeoutMs } : {}),
     max: size,
     idleTimeoutMillis: IDLE_TIMEOUT_MS,

@@ -2,6 +2,7 @@ import { ApiError } from '../api-error.js';
 import { authenticate } from '../authenticate.js';
 import type { Endpoint } from '../endpoint.js';
 import { apiKeyParam, wholeNumberParam } from '../params.js';
+import { reportOrBusy } from './activity-busy.js';
 
 /** The window asked for when none is: a month, or all that is kept when less is. */
 export const TOP_DEFAULT_DAYS = 30;
@@ -11,7 +12,8 @@ export const TOP_MAX_LIMIT = 100;
 /**
  * The seller's codes seen from the most distinct client networks in the last `days` days, most
  * first (issue 24): the leaked codes, before anyone else notices them. Codes that have since
- * passed to another seller are left out.
+ * passed to another seller are left out. The list is made off this thread (see
+ * activity-reports.ts); here only its at most `limit` codes are looked up.
  */
 export const purchaseActivityTop: Endpoint = {
   method: 'GET',
@@ -35,7 +37,7 @@ export const purchaseActivityTop: Endpoint = {
     );
     const account = await authenticate(request, context, apiKey);
     if (account instanceof ApiError) return account;
-    const top = await activity.top(account.username, days, limit);
+    const top = await reportOrBusy(activity.top(account.username, days, limit));
     const codes = [];
     for (const code of top) {
       const found = await cache.purchase(code.codeKey, variant);

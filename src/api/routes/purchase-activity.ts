@@ -3,6 +3,7 @@ import { ApiError } from '../api-error.js';
 import { authenticate } from '../authenticate.js';
 import type { Endpoint } from '../endpoint.js';
 import { apiKeyParam, requiredParam } from '../params.js';
+import { reportOrBusy } from './activity-busy.js';
 
 const isoOrNull = (at: number | undefined) => (at === undefined ? null : new Date(at).toISOString());
 
@@ -27,7 +28,7 @@ export const purchaseActivity: Endpoint = {
     if (codeKey === undefined || found === undefined || found.owner !== account.username) {
       throw ApiError.of('invalidPurchaseCode');
     }
-    const report = await activity.ofCode(account.username, codeKey);
+    const report = await reportOrBusy(activity.ofCode(account.username, codeKey));
     const body = {
       purchase_code: found.row.code,
       validations: report.validations,

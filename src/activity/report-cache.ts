@@ -1,0 +1,88 @@
+/**
+ * Reports kept for a short time and shared while they are made: identical questions asked at
+ * once wait for one computation, and its answer is given again for `reuseMs` after it is made,
+ * unless the seller's counts were written since it started (see `wrote`).
+ */
+export interface ReportCacheOptions {
+  /** How long a made report is given again. */
+  readonly reuseMs: number;
+  /** Reports kept at most; past it, the oldest made ones are let go. */
+  readonly maxEntries: number;
+  readonly now?: () => number;
+}
+
+interface Entry {
+  readonly account: string;
+  /** The write count when the computation started: a write of the account after it makes the report stale. */
+  readonly startedAfter: number;
+  readonly report: Promise<unknown>;
+  /** When the report was made; undefined while it is being made. */
+  madeAt: number | undefined;
+}
+
+/** Accounts whose last write is remembered, at most: past it, everything is forgotten (every report then stale). */
+const MAX_WRITTEN_ACCOUNTS = 10_000;
+
+export class ReportCache {
+  private readonly entries = new Map<string, Entry>();
+  /** Per account, the write count of its last write. */
+  private readonly lastWrite = new Map<string, number>();
+  private writes = 0;
+  private readonly now: () => number;
+
+  constructor(private readonly options: ReportCacheOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The report `key` names (a question of `account`'s): one being made or fresh, or `make`'s. */
+  get<T>(account: string, key: string, make: () => Promise<T>): Promise<T> {
+    const found = this.entries.get(key);
+    if (found !== undefined && this.fresh(found)) return found.report as Promise<T>;
+    if (found !== undefined) this.entries.delete(key);
+    this.makeRoom();
+    const entry: Entry = { account, startedAfter: this.writes, report: make(), madeAt: undefined };
+    this.entries.set(key, entry);
+    entry.report.then(
+      () => {
+        entry.madeAt = this.now();
+      },
+      () => {
+        // A failure is not kept: the next question asks again.
+        if (this.entries.get(key) === entry) this.entries.delete(key);
+      },
+    );
+    return entry.report as Promise<T>;
+  }
+
+  /** These accounts' counts were written (this process's flush): their reports made before are not given again. */
+  wrote(accounts: Iterable<string>): void {
+    const write = ++this.writes;
+    for (const account of accounts) this.lastWrite.set(account, write);
+    if (this.lastWrite.size > MAX_WRITTEN_ACCOUNTS) {
+      this.lastWrite.clear();
+      this.entries.clear();
+    }
+  }
+
+  /** How many reports are kept (made or being made). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private fresh(entry: Entry): boolean {
+    if (entry.startedAfter < (this.lastWrite.get(entry.account) ?? 0)) return false;
+    return entry.madeAt === undefined || this.now() - entry.madeAt < this.options.reuseMs;
+  }
+
+  private makeRoom(): void {
+    if (this.entries.size < this.options.maxEntries) return;
+    for (const [key, entry] of this.entries) {
+      if (!this.fresh(entry)) this.entries.delete(key);
+    }
+    // Still full of fresh ones: the oldest made are let go (those being made stay; few can wait).
+    for (const [key, entry] of this.entries) {
+      if (this.entries.size < this.options.maxEntries) break;
+      if (entry.madeAt !== undefined) this.entries.delete(key);
+    }
+  }
+}

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import { type ActivityDatabase, ActivityTables } from './activity-tables.js';
@@ -59,9 +60,16 @@ class GuardedReader implements ActivityReader {
 export async function openActivityReader(location: StoreLocation): Promise<ActivityReader> {
   if (location.kind === 'sqlite') {
     if (location.path === ':memory:') throw new Error('an in-memory store has no activity file to read');
+    const path = activityPathOf(location.path);
+    // Gone (its directory taken away): the store unavailable, as the serving store says it; no path in the error.
+    if (!existsSync(path)) {
+      throw new StoreUnavailableError({
+        cause: Object.assign(new Error('the activity file is gone'), { code: 'ENOENT' }),
+      });
+    }
     let sqlite: BetterSqlite3.Database;
     try {
-      sqlite = new BetterSqlite3(activityPathOf(location.path), { readonly: true, fileMustExist: true });
+      sqlite = new BetterSqlite3(path, { readonly: true, fileMustExist: true });
     } catch (error) {
       // The file gone (SQLITE_CANTOPEN) is the store unavailable, as for its reads.
       if (isSqliteUnavailable(error)) throw new StoreUnavailableError({ cause: error });

@@ -17,8 +17,11 @@ export interface ActivityReader extends Pick<Store, 'activityDays' | 'activitySu
   close(): Promise<void>;
 }
 
-/** Connections of a reader's PostgreSQL pool: a report reads its summaries, then sketches in batches, one at a time. */
-export const ACTIVITY_READER_POOL_SIZE = 2;
+/**
+ * Connections of a reader's PostgreSQL pool: one. A report reads its summaries, then sketches in
+ * batches, one query after the other; reports asked at once take turns, as they would for the thread.
+ */
+export const ACTIVITY_READER_POOL_SIZE = 1;
 /**
  * How long a read waits for the file's lock (a checkpoint's, never a flush's: WAL readers do not
  * wait for writers). It waits on the reader's own thread, so no request waits with it.

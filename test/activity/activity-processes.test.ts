@@ -10,6 +10,8 @@ import { loadKeyMaterial } from '../../src/keys/key-material.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { ActivityDay } from '../../src/store/store.js';
 import { ALL_LINES, KEYS } from '../api/fixtures.js';
+import { activityDelta } from '../helpers/activity-delta.js';
+import { historyDay } from '../helpers/activity-history.js';
 import { answerTo, type HttpAnswer } from '../helpers/http-answer.js';
 import { cleanEnv, type Running, startNode } from '../helpers/processes.js';
 import { createTestDatabase, TEST_STORES, type TestDatabase } from '../helpers/test-database.js';
@@ -115,18 +117,37 @@ describe.each(TEST_STORES)('activity across processes (%s)', (kind) => {
     expect(await server.exited()).toBe(0);
     const stored = await storedActivity(database);
     expect([stored.validations, stored.networks]).toEqual([30, 24]);
-    // Started again: whichever worker answers makes the top list on its own report thread, from the store.
-    const again = startNode('src/main.ts', [], { cwd: database.dir, env: { ...env, WORKERS: '2' }, built: true });
-    started.push(again);
-    const againPort = await listeningPort(again, 2);
-    const response = await fetch(`http://127.0.0.1:${againPort}/api/purchases/activity/top?limit=1`, {
-      headers: { 'x-api-key': KEYS.alice },
-    });
-    const body = (await response.json()) as { data: { codes: Record<string, unknown>[] } };
-    expect([response.status, body.data.codes.length]).toEqual([200, 1]);
-    expect(body.data.codes[0]).toMatchObject({ purchase_code: CODE, validations: 30, networks: 24 });
-    again.child.kill('SIGTERM');
-    expect(await again.exited()).toBe(0);
+  });
+
+  it('WORKERS=2: whichever worker answers makes the top list and a code’s activity on its report thread', async () => {
+    const { database, env } = await preparedDatabase(kind);
+    const now = Date.now();
+    const store = await openStore(loadConfig(database.env).store);
+    try {
+      const days = [0, 1, 2].map((ago) => historyDay('alice', CODE.toLowerCase(), now, ago, [1, 2, 3 + ago], 4));
+      await store.recordActivity(days.map((day) => activityDelta(day)));
+    } finally {
+      await store.close();
+    }
+    const server = startNode('src/main.ts', [], { cwd: database.dir, env: { ...env, WORKERS: '2' }, built: true });
+    started.push(server);
+    const port = await listeningPort(server, 2);
+    for (let asked = 0; asked < 2; asked++) {
+      // A connection each: the two may reach both workers.
+      const top = await fetch(`http://127.0.0.1:${port}/api/purchases/activity/top?limit=1`, {
+        headers: { 'x-api-key': KEYS.alice, connection: 'close' },
+      });
+      const body = (await top.json()) as { data: { codes: Record<string, unknown>[] } };
+      expect([top.status, body.data.codes.length]).toEqual([200, 1]);
+      expect(body.data.codes[0]).toMatchObject({ purchase_code: CODE, validations: 12, networks: 5 });
+      const code = await fetch(`http://127.0.0.1:${port}/api/purchases/activity?purchase_code=${CODE}`, {
+        headers: { 'x-api-key': KEYS.alice, connection: 'close' },
+      });
+      const activity = ((await code.json()) as { data: { activity: Record<string, unknown> } }).data.activity;
+      expect([code.status, activity.validations, activity.networks]).toEqual([200, 12, 5]);
+    }
+    server.child.kill('SIGTERM');
+    expect(await server.exited()).toBe(0);
   });
 });
 

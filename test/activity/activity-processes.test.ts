@@ -148,7 +148,8 @@ describe.each(TEST_STORES)('activity across processes (%s)', (kind) => {
     }
     server.child.kill('SIGTERM');
     expect(await server.exited()).toBe(0);
-  });
+    // Two workers, each starting its report thread: longer than one server's start on a busy machine.
+  }, 150_000);
 });
 
 describe.runIf(TEST_STORES.includes('postgres'))('two instances on one PostgreSQL', () => {

@@ -7,7 +7,7 @@ const ANSWER = 'marketplace:counters-answer';
  * How long a worker waits for the primary before counting in its own process: the primary answers
  * from memory, so only a primary that is gone or stuck takes that long.
  */
-const ANSWER_TIMEOUT_MS = 1_000;
+const ANSWER_TIMEOUT_MS = 2_000;
 
 type TakeRequest = { type: typeof REQUEST; id: number; takes: CounterTake[]; partial: boolean };
 type TakeReply = { type: typeof ANSWER; id: number; answer: TakeAnswer };
@@ -20,7 +20,7 @@ type TakeReply = { type: typeof ANSWER; id: number; answer: TakeAnswer };
 export function answerCountersForWorkers(store = new LocalCounterStore()): void {
   cluster.on('message', (worker, message: TakeRequest) => {
     if (message?.type !== REQUEST) return;
-    const answer = store.take(message.takes, message.partial);
+    const answer = store.take(message.takes, { partial: message.partial });
     // A worker that has just exited cannot be told: it asked nothing anyone still waits for.
     if (worker.isConnected()) worker.send({ type: ANSWER, id: message.id, answer } satisfies TakeReply);
   });
@@ -41,7 +41,7 @@ export function primaryCounters(): CounterStore & { close(): void } {
     get available() {
       return process.connected;
     },
-    take(takes, partial = false) {
+    take(takes, { partial = false } = {}) {
       if (!process.connected || process.send === undefined) return Promise.resolve(undefined);
       return new Promise<TakeAnswer | undefined>((resolve) => {
         const id = nextId++;

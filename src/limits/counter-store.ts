@@ -20,6 +20,16 @@ export interface TakeAnswer {
   readonly moved: readonly number[];
 }
 
+export interface TakeOptions {
+  /** A counter that cannot take all of its `by` takes what is left up to its max. */
+  readonly partial?: boolean;
+  /**
+   * Waits longer before giving up (a login, not the API's hot path): a busy machine must not make
+   * an attempt count elsewhere than the others, where it would not see them.
+   */
+  readonly patient?: boolean;
+}
+
 /**
  * Counters every process using it sees alike, changed atomically: a take checks every max and
  * counts, all or nothing, in one step, so that concurrent takes can never pass a max together.
@@ -28,8 +38,7 @@ export interface TakeAnswer {
  */
 export interface CounterStore {
   readonly available: boolean;
-  /** With `partial`, a counter that cannot take all of its `by` takes what is left up to its max. */
-  take(takes: readonly CounterTake[], partial?: boolean): Promise<TakeAnswer | undefined>;
+  take(takes: readonly CounterTake[], options?: TakeOptions): Promise<TakeAnswer | undefined>;
 }
 
 /** How many counters a process holding them for others keeps: past it, the oldest written go first. */
@@ -44,7 +53,7 @@ export class LocalCounterStore {
 
   constructor(readonly now: () => number = Date.now) {}
 
-  take(takes: readonly CounterTake[], partial = false): TakeAnswer {
+  take(takes: readonly CounterTake[], { partial = false }: TakeOptions = {}): TakeAnswer {
     const time = this.now();
     const totals = takes.map(({ key }) => {
       const counter = this.#counters.get(key);

@@ -110,6 +110,9 @@ export interface LimitsOptions {
   readonly now?: () => number;
 }
 
+/** Logins wait for the shared counters longer than the API's path does (see TakeOptions). */
+const PATIENT = { patient: true } as const;
+
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
 /**
@@ -122,12 +125,12 @@ function routeCounters(redis: SharedCounters | undefined, machine: CounterStore 
     get available() {
       return redis.available || (machine?.available ?? false);
     },
-    async take(takes, partial) {
+    async take(takes, options) {
       if (redis.available) {
-        const answer = await redis.take(takes, partial);
+        const answer = await redis.take(takes, options);
         if (answer !== undefined) return answer;
       }
-      return machine?.take(takes, partial);
+      return machine?.take(takes, options);
     },
   };
 }
@@ -202,7 +205,12 @@ export function createLimits({
         const ceiling = max ?? known.max;
         return { counter: known.counter, max: ceiling, ...known.counter.takeOf(id, 1, ceiling) };
       });
-      const answer = shared?.available ? await shared.take(places.map(({ take }) => take)) : undefined;
+      const answer = shared?.available
+        ? await shared.take(
+            places.map(({ take }) => take),
+            PATIENT,
+          )
+        : undefined;
       /** What each counter knows after `answer` (none: counted here, `by` each). */
       const note = (after: TakeAnswer | undefined, by: number) => {
         for (const [index, { counter, entry }] of places.entries()) counter.noteTotal(entry, after, index, by);
@@ -231,7 +239,12 @@ export function createLimits({
             note(undefined, -1);
             return undefined;
           }
-          return shared?.take(places.map(({ take }) => ({ ...take, by: -1 }))).then((after) => note(after, -1));
+          return shared
+            ?.take(
+              places.map(({ take }) => ({ ...take, by: -1 })),
+              PATIENT,
+            )
+            .then((after) => note(after, -1));
         },
       };
     },

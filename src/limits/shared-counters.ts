@@ -63,8 +63,13 @@ function answerOf(answer: unknown, count: number): TakeAnswer | undefined {
   return { taken: numbers[0] === 1, totals, moved };
 }
 
-/** A command that takes longer fails (the request counts locally): Redis on loopback answers in well under 1 ms. */
+/**
+ * A take on the API's path that takes longer gives up (the request counts in the machine's
+ * counters): Redis on loopback answers far sooner. A patient one (a login) waits longer: on a
+ * loaded machine, a login counted elsewhere than the others' would not see them.
+ */
 const COMMAND_TIMEOUT_MS = 250;
+const PATIENT_TIMEOUT_MS = 2_000;
 const CONNECT_TIMEOUT_MS = 1_000;
 /** Reconnection backoff: 100 ms doubling to 2 s, forever. */
 const retryDelay = (attempt: number) => Math.min(100 * 2 ** Math.min(attempt - 1, 5), 2_000);
@@ -81,7 +86,7 @@ export function createSharedCounters(url: string, keyPrefix: string, logger: Lim
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
-    commandTimeout: COMMAND_TIMEOUT_MS,
+    commandTimeout: PATIENT_TIMEOUT_MS,
     connectTimeout: CONNECT_TIMEOUT_MS,
     retryStrategy: retryDelay,
   });
@@ -107,17 +112,30 @@ export function createSharedCounters(url: string, keyPrefix: string, logger: Lim
     get available() {
       return state === 'up' && redis.status === 'ready';
     },
-    async take(takes, partial = false) {
+    async take(takes, { partial = false, patient = false } = {}) {
       if (state !== 'up' || redis.status !== 'ready' || takes.length === 0) return undefined;
       const args: (string | number)[] = [takes.length, ...takes.map(({ key }) => key), partial ? 1 : 0];
       for (const { by, max, ttlMs } of takes) args.push(by, max, Math.ceil(ttlMs));
+      let timer: NodeJS.Timeout | undefined;
       try {
         // ioredis sends the script's digest, and the script itself when Redis does not know it yet.
-        const answer = (await (redis as ScriptedRedis).limitsTake(...args)) as unknown;
+        const sent = (redis as ScriptedRedis).limitsTake(...args);
+        const answer = patient
+          ? await sent
+          : await Promise.race([
+              sent,
+              new Promise((resolve) => {
+                timer = setTimeout(resolve, COMMAND_TIMEOUT_MS);
+              }),
+            ]);
+        // A take given up on may still count in Redis: the budget is then only stricter.
+        if (answer === undefined) sent.catch(() => undefined);
         return answerOf(answer, takes.length);
       } catch {
         // A timeout or a connection lost mid-command: this time, the caller counts elsewhere.
         return undefined;
+      } finally {
+        clearTimeout(timer);
       }
     },
     async close() {

@@ -143,7 +143,7 @@ export class WindowCounter {
   async #grant(entry: Entry, max: number): Promise<void> {
     const wanted = this.#grantSize(entry, max);
     try {
-      const answer = await this.shared?.take([this.#take(entry, wanted, max)], true);
+      const answer = await this.shared?.take([this.#take(entry, wanted, max)], { partial: true });
       if (answer === undefined) {
         // No shared counter right now: this process counts on its own.
         const granted = Math.max(0, Math.min(wanted, max - entry.known));
@@ -194,7 +194,7 @@ export class WindowCounter {
   read(id: string): number | Promise<number> {
     const entry = this.#current(id);
     if (!this.shared?.available) return countOf(entry);
-    return this.shared.take([this.#take(entry, 0, Number.MAX_SAFE_INTEGER)]).then((answer) => {
+    return this.shared.take([this.#take(entry, 0, Number.MAX_SAFE_INTEGER)], { patient: true }).then((answer) => {
       if (answer !== undefined) entry.known = (answer.totals[0] as number) + entry.granted;
       return countOf(entry);
     });

@@ -53,7 +53,23 @@ export function primaryCounters(): CounterStore & { close(): void } {
           clearTimeout(timer);
           resolve(answer);
         });
-        process.send?.({ type: REQUEST, id, takes: [...takes], partial } satisfies TakeRequest);
+        const failed = (error: Error | null) => {
+          if (error === null) return;
+          // The channel closed under it (the primary is gone): this process counts on its own.
+          pending.delete(id);
+          clearTimeout(timer);
+          resolve(undefined);
+        };
+        try {
+          process.send?.(
+            { type: REQUEST, id, takes: [...takes], partial } satisfies TakeRequest,
+            undefined,
+            {},
+            failed,
+          );
+        } catch (error) {
+          failed(error as Error);
+        }
       });
     },
     close() {

@@ -143,7 +143,10 @@ export class WindowCounter {
   async #grant(entry: Entry, max: number): Promise<void> {
     const wanted = this.#grantSize(entry, max);
     try {
-      const answer = await this.shared?.take([this.#take(entry, wanted, max)], { partial: true });
+      // A store that fails (never expected: each answers undefined instead) counts here like one away.
+      const answer = await this.shared
+        ?.take([this.#take(entry, wanted, max)], { partial: true })
+        .catch(() => undefined);
       if (answer === undefined) {
         // No shared counter right now: this process counts on its own.
         const granted = Math.max(0, Math.min(wanted, max - entry.known));
@@ -186,7 +189,7 @@ export class WindowCounter {
   }
 
   async #addShared(entry: Entry): Promise<void> {
-    const answer = await this.shared?.take([this.#take(entry, 1, Number.MAX_SAFE_INTEGER)]);
+    const answer = await this.shared?.take([this.#take(entry, 1, Number.MAX_SAFE_INTEGER)]).catch(() => undefined);
     entry.known = answer ? Math.max(entry.known + 1, answer.totals[0] as number) : entry.known + 1;
   }
 

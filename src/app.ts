@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type InjectOptions } from 'fastify';
 import lightMyRequest, { type DispatchFunc } from 'light-my-request';
 import { ADMIN_PREFIX, adminPlugin } from './admin/admin-plugin.js';
@@ -5,6 +6,7 @@ import { createApi } from './api/api.js';
 import type { Config } from './config.js';
 import { healthPlugin } from './health/health-plugin.js';
 import type { KeyMaterial } from './keys/server-secret.js';
+import { primaryCounters } from './limits/cluster-counters.js';
 import { createLimits, type Limits } from './limits/limits.js';
 import { requestMetricsPlugin } from './metrics/request-metrics-plugin.js';
 import { createServiceMetrics, type ServiceMetrics } from './metrics/service-metrics.js';
@@ -68,7 +70,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, store, keys, logger } = options;
   const metrics = options.metrics ?? createServiceMetrics();
   const resolver = createVariantResolver(config.variants);
-  const limits = createLimits({ redisUrl: config.redis?.url, redisKeyPrefix: config.redis?.keyPrefix, logger });
+  const limits = createLimits({
+    redisUrl: config.redis?.url,
+    redisKeyPrefix: config.redis?.keyPrefix,
+    logger,
+    // A worker's budgets are the machine's, held by the primary, whenever Redis is not in use.
+    machineCounters: cluster.isWorker ? primaryCounters() : undefined,
+  });
   const api = createApi({
     config,
     store,

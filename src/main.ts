@@ -10,6 +10,7 @@ import { type DemoCredentials, loadDemoData } from './demo/load-demo.js';
 import { answerSourceHealth, askPrimaryForSourceHealth } from './health/cluster-source-health.js';
 import { setSourceProbe } from './health/source-probe.js';
 import { loadKeyMaterial } from './keys/key-material.js';
+import { answerCountersForWorkers } from './limits/cluster-counters.js';
 import { createLogger, flushLogger } from './logging.js';
 import { startMarketbobFollower } from './marketbob/start-follower.js';
 import { aggregateWorkerMetrics, shareWorkerMetrics, startMetricsServer } from './metrics/cluster-metrics.js';
@@ -177,6 +178,8 @@ async function supervise(config: Config, logger: Logger): Promise<void> {
     ownMetrics = new Registry();
     registerSourceMetrics(ownMetrics, () => follower.health());
   }
+  // The workers' budgets, when Redis is not in use: counted here, one take at a time.
+  answerCountersForWorkers();
   const metricsText = aggregateWorkerMetrics(ownMetrics);
   if (config.metricsPort !== undefined) {
     const metricsPort = config.metricsPort;

@@ -1,5 +1,5 @@
 import { clientIdOf } from '../limits/client-id.js';
-import type { BudgetState, Limits } from '../limits/limits.js';
+import type { BudgetState, Limits, TakenRequest } from '../limits/limits.js';
 import type { LimitsConfig } from '../limits/limits-config.js';
 import type { CounterSlot } from '../limits/window-counter.js';
 import type { ErrorKind } from '../variants/error-kinds.js';
@@ -50,9 +50,10 @@ export interface ApiLimits {
   /**
    * Once the key named an active account: takes one request from the key and client's budget.
    * Answers the TooManyRequestsError to send when that budget, or this client's failure budget for
-   * the key, is spent; else undefined.
+   * the key, is spent; else undefined. A promise only while the request waits for a grant of the
+   * shared counter (see RequestBudget.take).
    */
-  admitAccount(request: ApiRequest, account: KeyClientMemo): TooManyRequestsError | undefined;
+  admitAccount(request: ApiRequest, account: KeyClientMemo): MaybePromise<TooManyRequestsError | undefined>;
   /** Before a 200, or an answer that no budget counts (a body refused, a failure of the service's own): the headers. Never waits. */
   answered(request: ApiRequest, reply: JsonReply): void;
   /**
@@ -90,6 +91,17 @@ export function tighter(shown: BudgetState | undefined, other: BudgetState | und
   return shown === undefined || other.remaining < shown.remaining ? other : shown;
 }
 
+/** The request counted (or refused) in the key and client's budget: its 429, or its state kept for the headers. */
+function admitted(
+  request: ApiRequest,
+  failures: BudgetState | undefined,
+  taken: TakenRequest | undefined,
+): TooManyRequestsError | undefined {
+  if (taken && taken.retryAfter > 0) return new TooManyRequestsError(taken.retryAfter, taken);
+  request.limitsState = tighter(tighter(request.limitsState, failures), taken);
+  return undefined;
+}
+
 export function createApiLimits(limits: Limits, config: LimitsConfig): ApiLimits {
   const clientFailures = limits.failureBudget('clientFailures', config.clientFailures);
   const keyClientFailures = limits.failureBudget('keyClientFailures', config.keyClientFailures);
@@ -121,9 +133,10 @@ export function createApiLimits(limits: Limits, config: LimitsConfig): ApiLimits
       const failures = keyClientFailures.state(id, request.at);
       if (failures?.remaining === 0) return new TooManyRequestsError(failures.resetSeconds, failures);
       const taken = keyRequests.take(id, request.at, account);
-      if (taken && taken.retryAfter > 0) return new TooManyRequestsError(taken.retryAfter, taken);
-      request.limitsState = tighter(tighter(request.limitsState, failures), taken);
-      return undefined;
+      // Not `after`: no closure is made for the count nearly always taken at once.
+      return taken instanceof Promise
+        ? taken.then((counted) => admitted(request, failures, counted))
+        : admitted(request, failures, taken);
     },
     answered(request, reply) {
       setRateLimitHeaders(reply, request.limitsState);

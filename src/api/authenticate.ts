@@ -34,7 +34,7 @@ function admit(
   request: ApiRequest,
   context: EndpointContext,
   account: CachedAccount | undefined,
-): OrRefusal<CachedAccount> {
+): MaybePromise<OrRefusal<CachedAccount>> {
   if (account?.status !== 'active') return ApiError.of('invalidRequest');
   return admitHolder(request, context, account);
 }
@@ -47,8 +47,21 @@ export function admitHolder(
   request: ApiRequest,
   { limits, keyUsage }: EndpointContext,
   account: CachedAccount,
-): OrRefusal<CachedAccount> {
+): MaybePromise<OrRefusal<CachedAccount>> {
   const refused = limits.admitAccount(request, account);
+  // Not `after`: no closure is made for the admission nearly always answered at once.
+  return refused instanceof Promise
+    ? refused.then((refusal) => noteUse(request, keyUsage, account, refusal))
+    : noteUse(request, keyUsage, account, refused);
+}
+
+/** The account let in, its key's use noted; or the budget's refusal. */
+function noteUse(
+  request: ApiRequest,
+  keyUsage: EndpointContext['keyUsage'],
+  account: CachedAccount,
+  refused: ApiError | undefined,
+): OrRefusal<CachedAccount> {
   if (refused !== undefined) return refused;
   // "Last used" is shown to the minute: a key calling many times a second is noted once in ten.
   if (request.at - account.keyUseNoted >= KEY_USE_RESOLUTION_MS) {

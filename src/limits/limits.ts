@@ -1,3 +1,4 @@
+import type { CounterStore, TakeAnswer } from './counter-store.js';
 import { createSharedCounters, type LimitsLogger, type SharedCounters } from './shared-counters.js';
 import { type CounterSlot, WindowCounter } from './window-counter.js';
 
@@ -23,23 +24,55 @@ export interface FailureBudget {
    */
   retryAfter(id: string): number;
   /**
-   * Counts one failure of `id`. With Redis, waits for the shared total (a command times out
-   * after 250 ms and then counts here), so that every instance sees the budget cross. Without
-   * Redis in use, counted at once: undefined.
+   * Counts one failure of `id`. With shared counters (Redis, or the primary of `WORKERS`), waits
+   * for the shared total (a Redis command times out after 250 ms and then counts in the machine's
+   * counters), so that every process sees the budget cross. Without them, counted at once: undefined.
    */
   recordFailure(id: string): Promise<void> | undefined;
+  /** `id`'s count as the shared counters hold it now: this process's own when none are in use. */
+  current(id: string): number | Promise<number>;
   /** Undefined when the budget is off. `at`: the time (ms since the epoch) when the caller has read it already. */
   state(id: string, at?: number): BudgetState | undefined;
 }
 
-/** Requests allowed per id; counted without waiting, shared in batches. */
+/** A request budget's answer: `retryAfter` 0 when the request was counted. */
+export type TakenRequest = BudgetState & { readonly retryAfter: number };
+
+/**
+ * Requests allowed per id. With shared counters, taken from them in grants of several (one at a
+ * time near the budget), so that no two processes can pass it together and a request rarely waits.
+ */
 export interface RequestBudget {
   /**
    * Takes one request from `id`'s budget: `retryAfter` 0 and the state after it when allowed;
-   * when spent, nothing is taken and `retryAfter` says when to come back. Undefined when off.
+   * when spent, nothing is taken and `retryAfter` says when to come back. Undefined when off. A
+   * promise only while this process waits for a grant of the shared counter.
    * `holder` keeps the id's counter between takes (see WindowCounter.take).
    */
-  take(id: string, at?: number, holder?: CounterSlot): (BudgetState & { readonly retryAfter: number }) | undefined;
+  take(id: string, at?: number, holder?: CounterSlot): TakenRequest | undefined | Promise<TakenRequest>;
+}
+
+/** One place to take in a failure budget: `max` in place of the budget's own (a smaller one, say). */
+export interface PlaceTake {
+  readonly budget: FailureBudget;
+  readonly id: string;
+  readonly max?: number;
+}
+
+/** Places taken together: given back together (an attempt that did not fail). */
+export interface TakenPlaces {
+  readonly taken: true;
+  /** Each budget's count with this place, in the order asked. */
+  readonly counts: readonly number[];
+  giveBack(): Promise<void> | undefined;
+}
+
+export interface RefusedPlaces {
+  readonly taken: false;
+  /** Which of the takes was at its max. */
+  readonly refused: number;
+  /** Seconds until that budget's window ends. */
+  readonly retryAfter: number;
 }
 
 /**
@@ -49,9 +82,15 @@ export interface RequestBudget {
 export interface Limits {
   failureBudget(name: string, budget: Budget): FailureBudget;
   requestBudget(name: string, budget: Budget): RequestBudget;
+  /**
+   * Counts one in every budget of `takes` (as a failure, ahead of the outcome) unless one of them
+   * is at its max, atomically: with shared counters, no two processes or instances can pass a
+   * max together. Places taken before the outcome is known count while in flight.
+   */
+  takePlaces(takes: readonly PlaceTake[]): Promise<TakenPlaces | RefusedPlaces>;
   /** Whether counters are shared through Redis right now. */
   readonly shared: boolean;
-  /** Sends every count not yet sent (tests; a batch goes by itself every 200 ms). */
+  /** Gives back the requests granted to this process and not used (tests; it runs by itself every 200 ms). */
   flush(): Promise<void>;
   close(): Promise<void>;
 }
@@ -61,17 +100,53 @@ export interface LimitsOptions {
   readonly redisUrl?: string | undefined;
   /** Prefix of every Redis key (a deployment's own, or a test's). */
   readonly redisKeyPrefix?: string;
+  /**
+   * The counters of this machine's `WORKERS`, held by the primary (cluster-counters.ts): used
+   * without Redis, and while Redis is away. Undefined in a process that serves alone.
+   */
+  readonly machineCounters?: (CounterStore & { close(): void }) | undefined;
   readonly logger: LimitsLogger;
   /** The clock (tests). */
   readonly now?: () => number;
 }
 
+/** Logins wait for the shared counters longer than the API's path does (see TakeOptions). */
+const PATIENT = { patient: true } as const;
+
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
-export function createLimits({ redisUrl, redisKeyPrefix = 'marketplace:', logger, now }: LimitsOptions): Limits {
-  const shared: SharedCounters | undefined =
+/**
+ * Redis while it can be used, else the machine's counters: a take Redis cannot answer goes to the
+ * machine's (undefined without workers: the caller counts in its own process).
+ */
+function routeCounters(redis: SharedCounters | undefined, machine: CounterStore | undefined): CounterStore | undefined {
+  if (redis === undefined) return machine;
+  return {
+    get available() {
+      return redis.available || (machine?.available ?? false);
+    },
+    async take(takes, options) {
+      if (redis.available) {
+        const answer = await redis.take(takes, options);
+        if (answer !== undefined) return answer;
+      }
+      return machine?.take(takes, options);
+    },
+  };
+}
+
+export function createLimits({
+  redisUrl,
+  redisKeyPrefix = 'marketplace:',
+  logger,
+  now,
+  machineCounters,
+}: LimitsOptions): Limits {
+  const redis: SharedCounters | undefined =
     redisUrl === undefined ? undefined : createSharedCounters(redisUrl, `${redisKeyPrefix}limits:`, logger);
+  const shared = routeCounters(redis, machineCounters);
   const counters: WindowCounter[] = [];
+  const counterOf = new WeakMap<FailureBudget, { counter: WindowCounter; max: number }>();
   const names = new Set<string>();
   const counterFor = (name: string, budget: Budget) => {
     if (names.has(name)) throw new Error(`limits: a budget named ${name} exists already`);
@@ -83,15 +158,18 @@ export function createLimits({ redisUrl, redisKeyPrefix = 'marketplace:', logger
 
   return {
     failureBudget(name, budget) {
-      if (budget.max === 0) return { retryAfter: () => 0, recordFailure: () => undefined, state: () => undefined };
+      if (budget.max === 0) {
+        return { retryAfter: () => 0, recordFailure: () => undefined, state: () => undefined, current: () => 0 };
+      }
       const counter = counterFor(name, budget);
       // Most ids have no failure at all: their state is the same object until the second changes.
       let untouched: BudgetState = { limit: budget.max, remaining: budget.max, resetSeconds: 0 };
-      return {
+      const failures: FailureBudget = {
         retryAfter(id) {
           return counter.count(id) >= budget.max ? seconds(counter.resetMs()) : 0;
         },
         recordFailure: (id) => counter.addNow(id),
+        current: (id) => counter.read(id),
         state(id, at) {
           const time = at ?? counter.now();
           const count = counter.count(id, time);
@@ -101,31 +179,86 @@ export function createLimits({ redisUrl, redisKeyPrefix = 'marketplace:', logger
           return untouched;
         },
       };
+      counterOf.set(failures, { counter, max: budget.max });
+      return failures;
     },
     requestBudget(name, budget) {
       if (budget.max === 0) return { take: () => undefined };
       const counter = counterFor(name, budget);
+      const answer = (count: number, time: number): TakenRequest => {
+        const resetSeconds = seconds(counter.resetMs(time));
+        if (count >= budget.max) return { limit: budget.max, remaining: 0, resetSeconds, retryAfter: resetSeconds };
+        return { limit: budget.max, remaining: budget.max - count - 1, resetSeconds, retryAfter: 0 };
+      };
       return {
         take(id, at, holder) {
           const time = at ?? counter.now();
           const count = counter.take(id, budget.max, time, holder);
-          const resetSeconds = seconds(counter.resetMs(time));
-          if (count >= budget.max) return { limit: budget.max, remaining: 0, resetSeconds, retryAfter: resetSeconds };
-          return { limit: budget.max, remaining: budget.max - count - 1, resetSeconds, retryAfter: 0 };
+          return count instanceof Promise ? count.then((counted) => answer(counted, time)) : answer(count, time);
+        },
+      };
+    },
+    async takePlaces(takes) {
+      const places = takes.map(({ budget, id, max }) => {
+        const known = counterOf.get(budget);
+        if (known === undefined) throw new Error('limits: a place can only be taken in a failure budget that is on');
+        const ceiling = max ?? known.max;
+        return { counter: known.counter, max: ceiling, ...known.counter.takeOf(id, 1, ceiling) };
+      });
+      const answer = shared?.available
+        ? await shared.take(
+            places.map(({ take }) => take),
+            PATIENT,
+          )
+        : undefined;
+      /** What each counter knows after `answer` (none: counted here, `by` each). */
+      const note = (after: TakeAnswer | undefined, by: number) => {
+        for (const [index, { counter, entry }] of places.entries()) counter.noteTotal(entry, after, index, by);
+      };
+      // Without shared counters, this process's own counts are checked and counted at once.
+      const before = places.map(({ counter, entry }, index) =>
+        answer === undefined ? counter.countOfEntry(entry) : (answer.totals[index] as number) - (answer.taken ? 1 : 0),
+      );
+      const over = places.findIndex(({ max }, index) => (before[index] as number) + 1 > max);
+      const refused = answer !== undefined && !answer.taken ? Math.max(0, over) : over;
+      if (refused >= 0) {
+        if (answer !== undefined) note(answer, 0);
+        const { counter } = places[refused] as (typeof places)[number];
+        return { taken: false, refused, retryAfter: seconds(counter.resetMs()) };
+      }
+      note(answer, 1);
+      let given = false;
+      return {
+        taken: true,
+        counts: before.map((count) => count + 1),
+        giveBack() {
+          if (given) return undefined;
+          given = true;
+          // Given back where it was taken: to the shared counters, or here.
+          if (answer === undefined) {
+            note(undefined, -1);
+            return undefined;
+          }
+          return shared
+            ?.take(
+              places.map(({ take }) => ({ ...take, by: -1 })),
+              PATIENT,
+            )
+            .then((after) => note(after, -1));
         },
       };
     },
     get shared() {
-      return shared?.available ?? false;
+      return redis?.available ?? false;
     },
     async flush() {
       await Promise.all(counters.map((counter) => counter.flush()));
     },
     async close() {
-      // What was counted and not yet sent still counts for the other instances.
-      await Promise.all(counters.map((counter) => counter.flush()));
-      for (const counter of counters) counter.close();
-      await shared?.close();
+      // Requests granted here and not used go back for the other processes.
+      await Promise.all(counters.map((counter) => counter.close()));
+      await redis?.close();
+      machineCounters?.close();
     },
   };
 }

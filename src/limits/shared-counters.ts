@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import type { CounterStore, TakeAnswer } from './counter-store.js';
 
 /** The logger calls this module makes: pino's and Fastify's loggers both fit. */
 export interface LimitsLogger {
@@ -6,28 +7,69 @@ export interface LimitsLogger {
   warn(message: string): void;
 }
 
-/** One counter to add to in the shared store. */
-export interface SharedIncrement {
-  readonly key: string;
-  readonly by: number;
-  /** How long the counter outlives its last write (its window and a little more). */
-  readonly ttlMs: number;
-}
-
 /**
  * Counters every instance shares (Redis). Never throws and never waits long: when Redis cannot
- * be used right now, `add` answers undefined at once and the caller counts in its own process.
+ * be used right now, `take` answers undefined at once and the caller counts elsewhere.
  */
-export interface SharedCounters {
+export interface SharedCounters extends CounterStore {
   /** Whether Redis is connected now. */
   readonly available: boolean;
-  /** Adds to each counter; the totals after the adds, in order, or undefined when Redis cannot be used now. */
-  add(increments: readonly SharedIncrement[]): Promise<readonly number[] | undefined>;
   close(): Promise<void>;
 }
 
-/** A command that takes longer fails (the request counts locally): Redis on loopback answers in well under 1 ms. */
+/**
+ * The take of CounterStore, atomic in Redis. KEYS: the counters; ARGV: 1 for partial, then each
+ * counter's by, max and ttl (ms). Answers whether taken, then each counter's total and move.
+ */
+const TAKE_SCRIPT = `
+local partial = ARGV[1] == '1'
+local totals, moved, taken = {}, {}, 1
+for i = 1, #KEYS do
+  local current = tonumber(redis.call('GET', KEYS[i]) or '0')
+  local by, max = tonumber(ARGV[3 * i - 1]), tonumber(ARGV[3 * i])
+  if by > 0 and current + by > max then
+    if partial then by = math.max(0, max - current) else taken = 0 end
+  end
+  totals[i], moved[i] = current, by
+end
+local answer = { taken }
+for i = 1, #KEYS do
+  if taken == 1 and moved[i] ~= 0 then
+    local value = math.max(0, totals[i] + moved[i])
+    redis.call('SET', KEYS[i], value, 'PX', ARGV[3 * i + 1])
+    moved[i], totals[i] = value - totals[i], value
+  elseif taken == 0 then
+    moved[i] = 0
+  end
+  answer[#answer + 1] = totals[i]
+  answer[#answer + 1] = moved[i]
+end
+return answer
+`;
+
+type ScriptedRedis = Redis & { limitsTake(...args: (string | number)[]): Promise<unknown> };
+
+/** The script's answer read; undefined when it is not what the script answers. */
+function answerOf(answer: unknown, count: number): TakeAnswer | undefined {
+  if (!Array.isArray(answer) || answer.length !== 1 + 2 * count) return undefined;
+  if (!answer.every((value) => typeof value === 'number')) return undefined;
+  const numbers = answer as number[];
+  const totals: number[] = [];
+  const moved: number[] = [];
+  for (let index = 1; index < numbers.length; index += 2) {
+    totals.push(numbers[index] as number);
+    moved.push(numbers[index + 1] as number);
+  }
+  return { taken: numbers[0] === 1, totals, moved };
+}
+
+/**
+ * A take on the API's path that takes longer gives up (the request counts in the machine's
+ * counters): Redis on loopback answers far sooner. A patient one (a login) waits longer: on a
+ * loaded machine, a login counted elsewhere than the others' would not see them.
+ */
 const COMMAND_TIMEOUT_MS = 250;
+const PATIENT_TIMEOUT_MS = 2_000;
 const CONNECT_TIMEOUT_MS = 1_000;
 /** Reconnection backoff: 100 ms doubling to 2 s, forever. */
 const retryDelay = (attempt: number) => Math.min(100 * 2 ** Math.min(attempt - 1, 5), 2_000);
@@ -44,7 +86,7 @@ export function createSharedCounters(url: string, keyPrefix: string, logger: Lim
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
-    commandTimeout: COMMAND_TIMEOUT_MS,
+    commandTimeout: PATIENT_TIMEOUT_MS,
     connectTimeout: CONNECT_TIMEOUT_MS,
     retryStrategy: retryDelay,
   });
@@ -61,6 +103,7 @@ export function createSharedCounters(url: string, keyPrefix: string, logger: Lim
     );
     state = 'up';
   });
+  redis.defineCommand('limitsTake', { lua: TAKE_SCRIPT });
   redis.on('close', lost);
   // Each failed reconnection is an error event: the change of state above is all that is logged.
   redis.on('error', lost);
@@ -69,23 +112,30 @@ export function createSharedCounters(url: string, keyPrefix: string, logger: Lim
     get available() {
       return state === 'up' && redis.status === 'ready';
     },
-    async add(increments) {
-      if (state !== 'up' || redis.status !== 'ready' || increments.length === 0) return undefined;
-      const pipeline = redis.pipeline();
-      for (const { key, by, ttlMs } of increments) pipeline.incrby(key, by).pexpire(key, ttlMs);
+    async take(takes, { partial = false, patient = false } = {}) {
+      if (state !== 'up' || redis.status !== 'ready' || takes.length === 0) return undefined;
+      const args: (string | number)[] = [takes.length, ...takes.map(({ key }) => key), partial ? 1 : 0];
+      for (const { by, max, ttlMs } of takes) args.push(by, max, Math.ceil(ttlMs));
+      let timer: NodeJS.Timeout | undefined;
       try {
-        const results = await pipeline.exec();
-        if (!results) return undefined;
-        const totals: number[] = [];
-        for (let index = 0; index < results.length; index += 2) {
-          const [error, total] = results[index] as [Error | null, unknown];
-          if (error || typeof total !== 'number') return undefined;
-          totals.push(total);
-        }
-        return totals;
+        // ioredis sends the script's digest, and the script itself when Redis does not know it yet.
+        const sent = (redis as ScriptedRedis).limitsTake(...args);
+        const answer = patient
+          ? await sent
+          : await Promise.race([
+              sent,
+              new Promise((resolve) => {
+                timer = setTimeout(resolve, COMMAND_TIMEOUT_MS);
+              }),
+            ]);
+        // A take given up on may still count in Redis: the budget is then only stricter.
+        if (answer === undefined) sent.catch(() => undefined);
+        return answerOf(answer, takes.length);
       } catch {
-        // A timeout or a connection lost mid-command: this time, the caller counts locally.
+        // A timeout or a connection lost mid-command: this time, the caller counts elsewhere.
         return undefined;
+      } finally {
+        clearTimeout(timer);
       }
     },
     async close() {

@@ -433,7 +433,7 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
         const facts = account && (await store.marketbobLogin(account.username));
         // The budgets are taken before the password is checked, by the account (its username and
         // email are one) and the client; see login-attempts.ts.
-        const attempt = attempts.admit(account?.username ?? login, clientIdOf(request.ip));
+        const attempt = await attempts.admit(account?.username ?? login, clientIdOf(request.ip));
         if (!attempt.admitted) {
           reply.header('retry-after', String(attempt.retryAfter));
           return again(429, t.login.tooManyAttempts(Math.ceil(attempt.retryAfter / 60)));
@@ -525,7 +525,7 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
           reply.clearCookie(pendingCookie, pendingCookieOptions(request));
           return reply.redirect(`${loginUrl}?expired=1`, 303);
         }
-        const attempt = attempts.admit(account.username, clientIdOf(request.ip));
+        const attempt = await attempts.admit(account.username, clientIdOf(request.ip));
         if (!attempt.admitted) {
           reply.header('retry-after', String(attempt.retryAfter));
           return codePage(request, reply, t, 429, {

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLimits, type Limits } from '../../src/limits/limits.js';
+import { createLimits, type Limits, type TakenRequest } from '../../src/limits/limits.js';
 import { recordingLogger } from '../helpers/log-lines.js';
 import { freePort, type OwnRedis, randomRedisPrefix, startOwnRedis, TEST_REDIS_URL } from '../helpers/test-redis.js';
 
@@ -46,42 +46,45 @@ describe.runIf(TEST_REDIS_URL !== undefined)('limits shared through Redis', () =
     expect(onA.retryAfter('another')).toBe(0);
   });
 
-  it('requests are counted without waiting and shared in batches', async () => {
+  it('two instances taking requests at once never pass the budget together', async () => {
     const prefix = randomRedisPrefix();
     const a = await connected(TEST_REDIS_URL as string, prefix);
     const b = await connected(TEST_REDIS_URL as string, prefix);
-    const onA = a.limits.requestBudget('calls', { max: 100, windowSeconds: 86_400 });
-    const onB = b.limits.requestBudget('calls', { max: 100, windowSeconds: 86_400 });
-    for (let n = 1; n <= 10; n += 1) expect(onA.take('key')?.remaining).toBe(100 - n);
-    await a.limits.flush();
-    expect(onB.take('key')?.remaining).toBe(99);
-    await b.limits.flush();
+    const onA = a.limits.requestBudget('calls', { max: 10, windowSeconds: 86_400 });
+    const onB = b.limits.requestBudget('calls', { max: 10, windowSeconds: 86_400 });
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, n) => (n % 2 === 0 ? onA : onB).take('key')));
+    expect(answers.filter((answer) => answer?.retryAfter === 0)).toHaveLength(10);
+    expect(answers.filter((answer) => (answer?.retryAfter ?? 0) > 0)).toHaveLength(20);
+  });
+
+  it('requests are taken in grants; what an instance holds and does not use goes back to the others', async () => {
+    const prefix = randomRedisPrefix();
+    const a = await connected(TEST_REDIS_URL as string, prefix);
+    const b = await connected(TEST_REDIS_URL as string, prefix);
+    const onA = a.limits.requestBudget('calls', { max: 1_000, windowSeconds: 86_400 });
+    const onB = b.limits.requestBudget('calls', { max: 1_000, windowSeconds: 86_400 });
+    const holder = { counterSlot: undefined };
+    expect((await onA.take('key', undefined, holder))?.remaining).toBe(999);
+    // The next ones are counted on A's grant, at once.
+    for (let n = 2; n <= 5; n += 1)
+      expect((onA.take('key', undefined, holder) as TakenRequest).remaining).toBe(1_000 - n);
     const redis = new Redis(TEST_REDIS_URL as string);
     try {
-      // Read before B takes again: a batch of its own goes by itself every 200 ms.
-      const keys = await redis.keys(`${prefix}limits:calls:key:*`);
-      expect(keys).toHaveLength(1);
-      expect(await redis.get(keys[0] as string)).toBe('11');
-      expect(await redis.pttl(keys[0] as string)).toBeGreaterThan(86_400_000);
+      const [key] = await redis.keys(`${prefix}limits:calls:key:*`);
+      // A grant of 62 (a sixteenth of what was left) is counted in Redis as taken.
+      expect(await redis.get(key as string)).toBe('62');
+      expect(await redis.pttl(key as string)).toBeGreaterThan(86_400_000);
+      // B sees A's grant as taken.
+      expect((await onB.take('key'))?.remaining).toBe(1_000 - 62 - 1);
+      // Used since the last flush, A keeps its grant; unused through one more, it gives it back.
+      await a.limits.flush();
+      await a.limits.flush();
+      await b.limits.flush();
+      await b.limits.flush();
+      expect(await redis.get(key as string)).toBe('6');
     } finally {
       redis.disconnect();
     }
-    expect(onB.take('key')?.remaining).toBe(88);
-  });
-
-  it('requests counted through a holder are sent in the batch like any other', async () => {
-    const prefix = randomRedisPrefix();
-    const a = await connected(TEST_REDIS_URL as string, prefix);
-    const b = await connected(TEST_REDIS_URL as string, prefix);
-    const onA = a.limits.requestBudget('calls', { max: 100, windowSeconds: 86_400 });
-    const onB = b.limits.requestBudget('calls', { max: 100, windowSeconds: 86_400 });
-    const holder = { counterSlot: undefined };
-    for (let n = 1; n <= 5; n += 1) expect(onA.take('key', undefined, holder)?.remaining).toBe(100 - n);
-    await a.limits.flush();
-    // B learns the shared total with its own batch's reply: A's five, and its own one.
-    expect(onB.take('key')?.remaining).toBe(99);
-    await b.limits.flush();
-    expect(onB.take('key')?.remaining).toBe(93);
   });
 
   it('when Redis goes away, counts go on in the process (logged once); when it is back, they are shared again', async () => {
@@ -95,7 +98,7 @@ describe.runIf(TEST_REDIS_URL !== undefined)('limits shared through Redis', () =
     const failures = limits.failureBudget('guesses', { max: 5, windowSeconds: 86_400 });
     const requests = limits.requestBudget('calls', { max: 100, windowSeconds: 86_400 });
     await failures.recordFailure('client');
-    requests.take('key');
+    await requests.take('key');
     await limits.flush();
     expect(limits.shared).toBe(true);
 
@@ -104,7 +107,7 @@ describe.runIf(TEST_REDIS_URL !== undefined)('limits shared through Redis', () =
     expect(limits.shared).toBe(false);
     for (let n = 0; n < 4; n += 1) await failures.recordFailure('client');
     expect(failures.retryAfter('client')).toBeGreaterThan(0);
-    expect(requests.take('key')?.remaining).toBe(98);
+    expect((await requests.take('key'))?.remaining).toBe(98);
     await limits.flush();
 
     own = await startOwnRedis(port);

@@ -461,7 +461,7 @@ describe('login attempts (the budgets themselves)', () => {
       const allowedInWindow = async () => {
         let allowed = 0;
         for (;;) {
-          const attempt = attempts.admit('ann', '192.0.2.1');
+          const attempt = await attempts.admit('ann', '192.0.2.1');
           if (!attempt.admitted) return allowed;
           allowed += 1;
           await attempt.settle('failed');
@@ -474,10 +474,10 @@ describe('login attempts (the budgets themselves)', () => {
       }
       expect(windows).toEqual([4, 2, 1, 1]);
       // Another client, or the same client on another account, starts afresh.
-      expect(attempts.admit('ann', '192.0.2.2').admitted).toBe(true);
-      expect(attempts.admit('bob', '192.0.2.1').admitted).toBe(true);
+      expect((await attempts.admit('ann', '192.0.2.2')).admitted).toBe(true);
+      expect((await attempts.admit('bob', '192.0.2.1')).admitted).toBe(true);
       // A success gives its place back.
-      const held = attempts.admit('carl', '192.0.2.1');
+      const held = await attempts.admit('carl', '192.0.2.1');
       expect(held.admitted).toBe(true);
       if (held.admitted) await held.settle('succeeded');
     } finally {

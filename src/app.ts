@@ -15,12 +15,13 @@ import errorHandling from './server/error-handling.js';
 import requestId from './server/request-id.js';
 import { applyServerLimits } from './server/server-limits.js';
 import { createServerOptions } from './server/server-options.js';
-import type { Store } from './store/store.js';
+import { type Store, unavailableReason } from './store/store.js';
 import { createVariantResolver } from './variants/variant-runtime.js';
 import { packageVersion } from './version.js';
 import { frontPagePlugin } from './web/front-page.js';
 import { workspacePlugin } from './web/workspace-plugin.js';
 import { createWebhooksService } from './webhooks/webhooks-service.js';
+import { type BackgroundWriter, createBackgroundWriter } from './writer/background-writer.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -29,6 +30,8 @@ declare module 'fastify' {
      * REDIS_URL is set): operators' tools and tests flush it.
      */
     limits: Limits;
+    /** Where this process's background writes go (see src/writer): operators' tools and tests look at it. */
+    backgroundWriter: BackgroundWriter;
   }
 }
 
@@ -69,6 +72,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const metrics = options.metrics ?? createServiceMetrics();
   const resolver = createVariantResolver(config.variants);
   const limits = createLimits({ redisUrl: config.redis?.url, redisKeyPrefix: config.redis?.keyPrefix, logger });
+  const writer = createBackgroundWriter(config.store, store, (error) =>
+    logger.error(
+      { reason: unavailableReason(error) },
+      'the background writer thread stopped; another starts with the next write',
+    ),
+  );
   const api = createApi({
     config,
     store,
@@ -77,6 +86,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     metrics,
     limits,
     warn: (error, message) => logger.warn({ err: error }, message),
+    writes: writer,
   });
   const webhooks = createWebhooksService({
     store,
@@ -92,15 +102,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       },
       error: (error, message) => logger.warn({ err: error }, message),
     },
+    bookkeeping: () => writer.deliveries(),
   });
   const door = new ApiDoor({ api, resolver, trustProxy: config.trustProxy, metrics, log: logger });
   const app = Fastify(createServerOptions(logger, resolver, config.trustProxy, door));
   applyServerLimits(app.server, config.server);
   app.decorate('limits', limits);
+  app.decorate('backgroundWriter', writer);
   app.addHook('onClose', async () => {
     await webhooks.close();
     await api.close();
     await limits.close();
+    // Last: the flushes above hand their writes to it, and it waits for every one before stopping.
+    await writer.close();
   });
   await app.register(requestId);
   await app.register(errorHandling, { resolver, metrics });

@@ -19,8 +19,10 @@ export function createPurchaseActivity(
   config: ActivityConfig,
   keys: KeyMaterial,
   onError: (error: unknown) => void,
+  /** Where the gathered counts are written (a background writer); the store when left out. */
+  writes: Pick<Store, 'recordActivity' | 'dropActivityBefore'> = store,
 ): PurchaseActivity {
-  const counter = createActivityCounter(store, {
+  const counter = createActivityCounter(writes, {
     ...config,
     networkHash: createNetworkHasher(networkKeyOf(keys)),
     onError,

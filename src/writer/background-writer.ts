@@ -74,13 +74,14 @@ function storeWriter(store: Store): BackgroundWriter {
 
 // Compiled, the thread's module is a .js file beside this one. Under the test runner both are
 // .ts: the thread then starts by registering tsx's loader (a worker does not inherit the
-// runner's), as the admin import's worker does.
+// runner's), found from here: the process may run in any directory.
 const ownExtension = extname(fileURLToPath(import.meta.url));
 const THREAD_URL = new URL(`./writer-thread${ownExtension}`, import.meta.url);
 
 function startWriterThread(workerData: WriterThreadData): Worker {
   if (ownExtension !== '.ts') return new Worker(THREAD_URL, { workerData });
-  const bootstrap = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(THREAD_URL.href)}); });`;
+  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
+  const bootstrap = `import(${tsx}).then((tsx) => { tsx.register(); return import(${JSON.stringify(THREAD_URL.href)}); });`;
   return new Worker(bootstrap, { eval: true, workerData });
 }
 

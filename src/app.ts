@@ -135,6 +135,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     webhooks: webhooks.deps,
   });
   // Every serving process delivers: claims keep two from sending the same attempt.
-  app.addHook('onReady', async () => webhooks.start());
+  app.addHook('onReady', async () => {
+    // Its connection opened now: the first flush or claim finds it ready.
+    writer.start();
+    webhooks.start();
+  });
   return app;
 }

@@ -27,6 +27,11 @@ import type {
 export interface BackgroundWriter extends Pick<Store, 'recordKeyUses' | 'recordActivity' | 'dropActivityBefore'> {
   /** The webhook queue's writes made for delivering (the reads stay with the serving store). */
   deliveries(): DeliveryBookkeeping;
+  /**
+   * Starts the writer thread and opens its connection, if there is one, ahead of the first write
+   * (the server does so once it is ready); the first write starts it otherwise.
+   */
+  start(): void;
   /** The thread (its `threadId`) that made the last background write; undefined before any. */
   lastWriterThread(): number | undefined;
   /** Waits for every write handed over so far, then stops the writer thread, if any. */
@@ -67,6 +72,7 @@ function storeWriter(store: Store): BackgroundWriter {
         updateEndpoint: (id, change) => wrote(queue.updateEndpoint(id, change)),
       };
     },
+    start: () => {},
     lastWriterThread: () => last,
     close: async () => {},
   };
@@ -162,6 +168,11 @@ export class WriterThread implements BackgroundWriter {
 
   lastWriterThread(): number | undefined {
     return this.last;
+  }
+
+  start(): void {
+    if (this.closing || this.worker !== undefined) return;
+    this.thread().postMessage({ type: 'open' } satisfies ToWriter);
   }
 
   async close(): Promise<void> {

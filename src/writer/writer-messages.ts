@@ -42,8 +42,9 @@ export type WriterCall =
 /** What `recordActivity` answers: where each day is kept (SQLite's row ids), or that every delta's sketch is needed. */
 export type RecordedActivity = { readonly rows: readonly (number | undefined)[] } | { readonly sketchesNeeded: true };
 
-/** To the writer thread: a call, or the order to finish and close its connection. */
+/** To the writer thread: open the connection now, a call, or the order to finish and close the connection. */
 export type ToWriter =
+  | { readonly type: 'open' }
   | { readonly type: 'call'; readonly id: number; readonly call: WriterCall }
   | { readonly type: 'close' };
 

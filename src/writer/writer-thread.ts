@@ -75,6 +75,11 @@ const connection = (): Promise<Store> => {
 const inFlight = new Set<Promise<void>>();
 
 port.on('message', (message: ToWriter) => {
+  if (message.type === 'open') {
+    // A failure is told with the first call, which tries again.
+    connection().catch(() => {});
+    return;
+  }
   if (message.type === 'close') {
     void (async () => {
       await Promise.allSettled(inFlight);

@@ -6,11 +6,12 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { parentPort } from 'node:worker_threads';
+import type { DestinationStream } from 'pino';
 import { loadConfig } from './config.js';
 import type { FollowerReport, ToFollower } from './follower-thread-messages.js';
 import { loadKeyMaterial } from './keys/key-material.js';
-import { createLogger, flushLogger } from './logging.js';
-import { startMarketbobFollower } from './marketbob/start-follower.js';
+import { createLogger, flushLogger, standardOutput } from './logging.js';
+import { type RunningFollower, startMarketbobFollower } from './marketbob/start-follower.js';
 
 /** How often the follower's state is looked at, and sent when it changed. */
 const REPORT_EVERY_MS = 100;
@@ -18,22 +19,46 @@ const REPORT_EVERY_MS = 100;
 const port = parentPort;
 if (!port) throw new Error('follower-thread runs as a worker thread');
 const config = loadConfig();
-const logger = createLogger(config.logLevel);
 const send = (message: FollowerReport) => port.postMessage(message);
 
-const follower = await startMarketbobFollower(config, loadKeyMaterial(config), logger);
+/**
+ * Standard output, each line written once the code that logged it has run to its end, after the
+ * state is reported: the follower logs a change (such as "cannot follow the source") just before
+ * it counts it, and whoever reads the line must find the process's health saying so already.
+ */
+function reportingFirst(out: DestinationStream): DestinationStream {
+  const flushable = out as DestinationStream & { flush?: (done: (error?: Error) => void) => void };
+  const stream = {
+    write(line: string) {
+      setImmediate(() => {
+        report();
+        out.write(line);
+      });
+    },
+    // After the lines waiting above (see flushLogger).
+    flush(done: (error?: Error) => void) {
+      setImmediate(() => (flushable.flush ? flushable.flush(done) : done()));
+    },
+  };
+  return stream;
+}
+
+const logger = createLogger(config.logLevel, reportingFirst(standardOutput()));
+let follower: RunningFollower | undefined;
 let last: FollowerReport | undefined;
 const report = () => {
+  if (follower === undefined) return;
   const state: FollowerReport = {
     type: 'state',
-    following: follower?.following() ?? false,
-    status: follower?.status(),
-    settings: follower?.settings(),
+    following: follower.following(),
+    status: follower.status(),
+    settings: follower.settings(),
   };
   if (isDeepStrictEqual(state, last)) return;
   last = state;
   send(state);
 };
+follower = await startMarketbobFollower(config, loadKeyMaterial(config), logger);
 report();
 send({ type: 'started' });
 const timer = setInterval(report, REPORT_EVERY_MS);

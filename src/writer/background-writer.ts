@@ -125,6 +125,8 @@ export class WriterThread implements BackgroundWriter {
   private readonly inFlight = new Set<Promise<unknown>>();
   private last: number | undefined;
   private closing = false;
+  /** Whether the current thread has opened its connection. */
+  private opened = false;
 
   constructor(
     private readonly path: string,
@@ -180,6 +182,11 @@ export class WriterThread implements BackgroundWriter {
     await Promise.allSettled(this.inFlight);
     const worker = this.worker;
     if (worker === undefined) return;
+    // Still starting, with nothing written and nothing to write: no reason to wait for it.
+    if (!this.opened) {
+      await worker.terminate();
+      return;
+    }
     worker.ref();
     const exited = once(worker, 'exit');
     worker.postMessage({ type: 'close' } satisfies ToWriter);
@@ -226,7 +233,8 @@ export class WriterThread implements BackgroundWriter {
   }
 
   private answered(message: FromWriter): void {
-    if (message.type === 'closed') return;
+    if (message.type === 'opened') this.opened = true;
+    if (message.type === 'opened' || message.type === 'closed') return;
     const call = this.pending.get(message.id);
     if (call === undefined) return;
     this.pending.delete(message.id);
@@ -239,6 +247,7 @@ export class WriterThread implements BackgroundWriter {
   private stopped(worker: Worker, error: Error): void {
     if (this.worker !== worker) return;
     this.worker = undefined;
+    this.opened = false;
     const failed = this.pending;
     for (const call of failed.values()) call.reject(new StoreUnavailableError({ cause: error }));
     failed.clear();

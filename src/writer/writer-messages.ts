@@ -57,8 +57,9 @@ export interface PostedError {
   readonly reason: UnavailableReason;
 }
 
-/** From the writer thread: a call's value or failure (with the thread that ran it), or that it closed. */
+/** From the writer thread: a call's value or failure (with the thread that ran it), that its connection is open, that it closed. */
 export type FromWriter =
   | { readonly type: 'done'; readonly id: number; readonly value: unknown; readonly thread: number }
   | { readonly type: 'failed'; readonly id: number; readonly error: PostedError; readonly thread: number }
+  | { readonly type: 'opened' }
   | { readonly type: 'closed' };

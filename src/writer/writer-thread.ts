@@ -66,10 +66,16 @@ function posted(error: unknown): PostedError {
 let opened: Promise<Store> | undefined;
 /** The connection, opened with the first call; a failure to open (told through that call) is tried again with the next. */
 const connection = (): Promise<Store> => {
-  opened ??= openSqliteStore(path).catch((error: unknown) => {
-    opened = undefined;
-    throw error;
-  });
+  opened ??= openSqliteStore(path).then(
+    (store) => {
+      send({ type: 'opened' });
+      return store;
+    },
+    (error: unknown) => {
+      opened = undefined;
+      throw error;
+    },
+  );
   return opened;
 };
 const inFlight = new Set<Promise<void>>();

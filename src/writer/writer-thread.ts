@@ -17,6 +17,12 @@ import type {
   WriterThreadData,
 } from './writer-messages.js';
 
+/**
+ * How long a write waits here for another connection's lock (an import, another process's claim):
+ * longer than the API's connection may, since no request waits with it.
+ */
+const WRITER_BUSY_TIMEOUT_MS = 5_000;
+
 const port = parentPort;
 if (!port) throw new Error('writer-thread runs as a worker thread');
 const { path } = workerData as WriterThreadData;
@@ -66,7 +72,7 @@ function posted(error: unknown): PostedError {
 let opened: Promise<Store> | undefined;
 /** The connection, opened with the first call; a failure to open (told through that call) is tried again with the next. */
 const connection = (): Promise<Store> => {
-  opened ??= openSqliteStore(path).then(
+  opened ??= openSqliteStore(path, false, WRITER_BUSY_TIMEOUT_MS).then(
     (store) => {
       send({ type: 'opened' });
       return store;

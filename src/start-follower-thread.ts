@@ -13,12 +13,12 @@ import type { RunningFollower } from './marketbob/start-follower.js';
 const ownExtension = extname(fileURLToPath(import.meta.url));
 const THREAD_URL = new URL(`./follower-thread${ownExtension}`, import.meta.url);
 
-function startThread(): Worker {
-  if (ownExtension !== '.ts') return new Worker(THREAD_URL);
+function startThread(env: NodeJS.ProcessEnv): Worker {
+  if (ownExtension !== '.ts') return new Worker(THREAD_URL, { env });
   const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
   return new Worker(
     `import(${tsx}).then((tsx) => { tsx.register(); return import(${JSON.stringify(THREAD_URL.href)}); });`,
-    { eval: true },
+    { eval: true, env },
   );
 }
 
@@ -29,7 +29,12 @@ function startThread(): Worker {
  * full sync of an empty store, as startMarketbobFollower does). A thread that stops by itself is
  * logged and started again after a poll interval; meanwhile the health is `unknown`.
  */
-export async function startFollowerThread(config: Config, logger: Logger): Promise<RunningFollower | undefined> {
+export async function startFollowerThread(
+  config: Config,
+  logger: Logger,
+  /** The environment the thread reads its configuration from: the process's, as `config` was read. */
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<RunningFollower | undefined> {
   const marketbob = config.marketbob;
   if (marketbob === undefined) return undefined;
   let state: Extract<FollowerReport, { type: 'state' }> | undefined;
@@ -38,7 +43,7 @@ export async function startFollowerThread(config: Config, logger: Logger): Promi
   let restart: NodeJS.Timeout | undefined;
 
   const start = (): Promise<void> => {
-    const thread = startThread();
+    const thread = startThread(env);
     worker = thread;
     const started = new Promise<void>((resolve, reject) => {
       thread.on('message', (report: FollowerReport) => {

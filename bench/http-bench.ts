@@ -64,6 +64,8 @@ const positive = (name: string, text: string | undefined) => {
   return value;
 };
 const SECONDS = positive('seconds', args.seconds);
+/** Half a round, so that each round (SECONDS long) sees at least one activity flush. */
+const ACTIVITY_FLUSH_SECONDS = Math.min(300, Math.max(1, Math.floor(SECONDS / 2)));
 const ROUNDS = positive('rounds', args.rounds);
 const CONNECTIONS = positive('connections', args.connections);
 const WARMUP = positive('warmup', args.warmup);
@@ -450,6 +452,9 @@ async function benchStore(store: StoreKind, requestFiles: Map<CaseId, string>, r
       JSON.stringify({
         ...defaultConfigFile,
         limits: { clientFailures: unreached, keyClientFailures: unreached, keyRequests: unreached },
+        // Activity on, as shipped, and flushed more often than a round lasts: every measured
+        // round holds at least one flush (its commit and checkpoint), as a busy server's would.
+        activity: { ...defaultConfigFile.activity, enabled: true, flushSeconds: ACTIVITY_FLUSH_SECONDS },
       }),
     );
     const shipped = npmStartScript();

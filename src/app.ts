@@ -17,12 +17,13 @@ import errorHandling from './server/error-handling.js';
 import requestId from './server/request-id.js';
 import { applyServerLimits } from './server/server-limits.js';
 import { createServerOptions } from './server/server-options.js';
-import type { Store } from './store/store.js';
+import { type Store, unavailableReason } from './store/store.js';
 import { createVariantResolver } from './variants/variant-runtime.js';
 import { packageVersion } from './version.js';
 import { frontPagePlugin } from './web/front-page.js';
 import { workspacePlugin } from './web/workspace-plugin.js';
 import { createWebhooksService } from './webhooks/webhooks-service.js';
+import { type BackgroundWriter, createBackgroundWriter } from './writer/background-writer.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -31,6 +32,8 @@ declare module 'fastify' {
      * REDIS_URL is set): operators' tools and tests flush it.
      */
     limits: Limits;
+    /** Where this process's background writes go (see src/writer): operators' tools and tests look at it. */
+    backgroundWriter: BackgroundWriter;
   }
 }
 
@@ -77,6 +80,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // A worker's budgets are the machine's, held by the primary, whenever Redis is not in use.
     machineCounters: cluster.isWorker ? primaryCounters() : undefined,
   });
+  const writer = createBackgroundWriter(config.store, store, (error) =>
+    logger.error(
+      { reason: unavailableReason(error) },
+      'the background writer thread stopped; another starts with the next write',
+    ),
+  );
   const api = createApi({
     config,
     store,
@@ -85,6 +94,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     metrics,
     limits,
     warn: (error, message) => logger.warn({ err: error }, message),
+    writes: writer,
   });
   const webhooks = createWebhooksService({
     store,
@@ -100,15 +110,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       },
       error: (error, message) => logger.warn({ err: error }, message),
     },
+    bookkeeping: () => writer.deliveries(),
   });
   const door = new ApiDoor({ api, resolver, trustProxy: config.trustProxy, metrics, log: logger });
   const app = Fastify(createServerOptions(logger, resolver, config.trustProxy, door));
   applyServerLimits(app.server, config.server);
   app.decorate('limits', limits);
+  app.decorate('backgroundWriter', writer);
   app.addHook('onClose', async () => {
     await webhooks.close();
     await api.close();
     await limits.close();
+    // Last: the flushes above hand their writes to it, and it waits for every one before stopping.
+    await writer.close();
   });
   await app.register(requestId);
   await app.register(errorHandling, { resolver, metrics });
@@ -129,6 +143,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     webhooks: webhooks.deps,
   });
   // Every serving process delivers: claims keep two from sending the same attempt.
-  app.addHook('onReady', async () => webhooks.start());
+  app.addHook('onReady', async () => {
+    // Its connection opened now: the first flush or claim finds it ready.
+    writer.start();
+    webhooks.start();
+  });
   return app;
 }

@@ -33,7 +33,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
  * through pino-pretty, in this thread and written at once so they keep their order with the
  * banner; otherwise (a pipe, a file, a log collector) one JSON object per line, as before.
  */
-function standardOutput(): DestinationStream {
+export function standardOutput(): DestinationStream {
   if (process.stdout.isTTY) {
     return pretty({ colorize: true, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' });
   }

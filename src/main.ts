@@ -12,13 +12,13 @@ import { setSourceProbe } from './health/source-probe.js';
 import { loadKeyMaterial } from './keys/key-material.js';
 import { answerCountersForWorkers } from './limits/cluster-counters.js';
 import { createLogger, flushLogger } from './logging.js';
-import { startMarketbobFollower } from './marketbob/start-follower.js';
 import { aggregateWorkerMetrics, shareWorkerMetrics, startMetricsServer } from './metrics/cluster-metrics.js';
 import { createServiceMetrics } from './metrics/service-metrics.js';
 import { registerSourceMetrics } from './metrics/source-metrics.js';
 import { checkSecretOpensStore } from './operations/account-keys.js';
 import { holdTickObject } from './server/tick-objects.js';
 import { listenProblem, StartError, storeProblem } from './start-errors.js';
+import { startFollowerThread } from './start-follower-thread.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
 import { packageVersion } from './version.js';
@@ -90,7 +90,7 @@ async function serve(config: Config, logger: Logger, loadDemo: boolean): Promise
   const demo = loadDemo ? await loadDemoIfDue(config, store) : undefined;
   const finding = loadDemo && demo === undefined ? await storeFinding(config, store) : 'other';
   // One follower per machine: here when this process serves alone, in the primary when there are workers.
-  const follower = cluster.isWorker ? undefined : await startMarketbobFollower(config, keys, logger);
+  const follower = cluster.isWorker ? undefined : await startFollowerThread(config, logger);
   const metrics = createServiceMetrics();
   if (follower !== undefined) {
     registerSourceMetrics(metrics.registry, () => follower.health());
@@ -171,7 +171,7 @@ async function supervise(config: Config, logger: Logger): Promise<void> {
   } finally {
     await store.close();
   }
-  const follower = await startMarketbobFollower(config, loadKeyMaterial(config), logger);
+  const follower = await startFollowerThread(config, logger);
   let ownMetrics: Registry | undefined;
   if (follower !== undefined) {
     answerSourceHealth(() => follower.health());

@@ -38,16 +38,18 @@ export function createPurchaseActivity(
   keys: KeyMaterial,
   onError: (error: unknown) => void,
   location?: StoreLocation,
+  /** Where the gathered counts are written (a background writer); the store when left out. */
+  writes: Pick<Store, 'recordActivity' | 'dropActivityBefore'> = store,
 ): PurchaseActivity {
   const reports = createActivityReports({ location, store });
   const counter = createActivityCounter(
     {
       // Told after the write: a report started before it is not given again.
       async recordActivity(deltas) {
-        await store.recordActivity(deltas);
+        await writes.recordActivity(deltas);
         reports.wrote(accountsOf(deltas));
       },
-      dropActivityBefore: (day) => store.dropActivityBefore(day),
+      dropActivityBefore: (day) => writes.dropActivityBefore(day),
     },
     { ...config, networkHash: createNetworkHasher(networkKeyOf(keys)), onError },
   );

@@ -35,6 +35,11 @@ export interface ApiOptions {
   readonly limits: Limits;
   /** Where a failure to record the keys' last use is told. */
   readonly warn: (error: unknown, message: string) => void;
+  /**
+   * Where the keys' last use and the codes' activity are written (the process's background
+   * writer: see src/writer); the store when left out.
+   */
+  readonly writes?: Pick<Store, 'recordKeyUses' | 'recordActivity' | 'dropActivityBefore'>;
 }
 
 /**
@@ -59,10 +64,10 @@ export interface Api {
   close(): Promise<void>;
 }
 
-export function createApi({ config, store, keys, resolver, metrics, limits, warn }: ApiOptions): Api {
+export function createApi({ config, store, keys, resolver, metrics, limits, warn, writes = store }: ApiOptions): Api {
   const cache = new ResourceCache(store, (apiKey) => digestApiKey(keys, apiKey), { metrics, support: config.support });
   const apiLimits: ApiLimits = createApiLimits(limits, config.limits);
-  const keyUsage = createKeyUsage(store, (error) =>
+  const keyUsage = createKeyUsage(writes, (error) =>
     warn(unavailableReason(error), 'could not record when API keys were last used'),
   );
   const activity = createPurchaseActivity(
@@ -71,6 +76,7 @@ export function createApi({ config, store, keys, resolver, metrics, limits, warn
     keys,
     (error) => warn(unavailableReason(error), 'could not write purchase-code activity; kept for the next try'),
     config.store,
+    writes,
   );
   const context: EndpointContext = { cache, limits: apiLimits, metrics, keyUsage, activity };
   const refusals = metrics.limiter('client');

@@ -8,7 +8,7 @@ import type { MarketbobConfig } from './marketbob-config.js';
 import { type MarketbobDb, openMarketbob } from './marketbob-connection.js';
 import { MarketbobFollower } from './marketbob-follower.js';
 import type { FollowedSettings } from './marketbob-settings.js';
-import { judgeSourceHealth, type SourceHealth, STANDBY } from './source-health.js';
+import { type FollowerStatus, judgeSourceHealth, type SourceHealth, STANDBY } from './source-health.js';
 
 /** The follower of this process (running, or standing by for the lock); `stop()` ends it. */
 export interface RunningFollower {
@@ -16,6 +16,8 @@ export interface RunningFollower {
   following(): boolean;
   /** How far the store is behind MarketBob (`standby` while another instance follows). */
   health(): SourceHealth;
+  /** The running follower's facts (see `judgeSourceHealth`); undefined while standing by. */
+  status(): FollowerStatus | undefined;
   /** MarketBob's settings as last reported by this process's follower; undefined before its first sync. */
   settings(): FollowedSettings | undefined;
   stop(): Promise<void>;
@@ -135,6 +137,7 @@ export async function startMarketbobFollower(
   await loop();
   return {
     following: () => active !== undefined,
+    status: () => active?.follower.status(),
     settings: () => settings,
     health: () =>
       active === undefined ? STANDBY : judgeSourceHealth(active.follower.status(), marketbob.behindSeconds),

@@ -88,21 +88,29 @@ function createSqliteRunner(sqlite: BetterSqlite3.Database, snapshot: ReadSnapsh
  * file is still there (see SqliteFileStore): answers 503 while it is gone, and opens it again once
  * it is put back.
  */
-export async function openSqliteStore(path: string, createDirectory = false): Promise<Store> {
-  if (path === ':memory:') return connectSqlite(path, true);
+export async function openSqliteStore(
+  path: string,
+  createDirectory = false,
+  /**
+   * How long its statements wait for another connection's lock: BUSY_TIMEOUT_MS unless given. A
+   * connection that answers no request (the background writer's) may wait longer.
+   */
+  busyTimeoutMs = BUSY_TIMEOUT_MS,
+): Promise<Store> {
+  if (path === ':memory:') return connectSqlite(path, true, busyTimeoutMs);
   prepareSqliteFile(path, createDirectory);
-  const store = await connectSqlite(path, true);
-  return new SqliteFileStore(path, store, statSync(path), () => connectSqlite(path, false));
+  const store = await connectSqlite(path, true, busyTimeoutMs);
+  return new SqliteFileStore(path, store, statSync(path), () => connectSqlite(path, false, busyTimeoutMs));
 }
 
 /** One connection to the file at `path` (made when `create`), migrated, as a store. */
-async function connectSqlite(path: string, create: boolean): Promise<Store> {
+async function connectSqlite(path: string, create: boolean, busyTimeoutMs: number): Promise<Store> {
   const sqlite = new BetterSqlite3(path, { fileMustExist: !create });
   // WAL lets readers go on while an import writes; NORMAL sync is safe with WAL and much faster.
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  sqlite.pragma(`busy_timeout = ${busyTimeoutMs}`);
   // A bounded page cache of its own, and no memory map: mapped pages would count against the
   // process's memory, and the OS page cache serves the rest of the file nearly as fast.
   sqlite.pragma('cache_size = -8192');

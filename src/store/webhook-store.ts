@@ -59,6 +59,9 @@ export interface ClaimOptions {
 
 type Guard = <T>(work: () => Promise<T>) => Promise<T>;
 
+/** The queue's writes a delivering process makes for no request (they may go to a writer of their own). */
+export type DeliveryBookkeeping = Pick<WebhookStore, 'claim' | 'finish' | 'dropBefore' | 'updateEndpoint'>;
+
 /**
  * The webhook tables as the service manages them: endpoints, the delivery queue, its history.
  * (Events are written by the change's own transaction: see webhook-outbox.ts.) None of these

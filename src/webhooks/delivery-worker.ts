@@ -1,6 +1,6 @@
 import type { KeyMaterial } from '../keys/server-secret.js';
 import type { Store } from '../store/store.js';
-import type { ClaimedDelivery } from '../store/webhook-store.js';
+import type { ClaimedDelivery, DeliveryBookkeeping } from '../store/webhook-store.js';
 import { isPermanentRefusal, type OutboundClient } from './outbound-request.js';
 import type { PayloadContext } from './webhook-payload.js';
 import { webhookPayload } from './webhook-payload.js';
@@ -24,6 +24,11 @@ export interface DeliveryWorkerOptions {
   readonly payloads: PayloadContext;
   readonly client: OutboundClient;
   readonly observer: DeliveryObserver;
+  /**
+   * Where the queue's writes go (claims, outcomes, retention, an endpoint disabled): the process's
+   * background writer; the store's own webhook tables when left out.
+   */
+  readonly bookkeeping?: () => DeliveryBookkeeping;
   /** Random numbers from 0 to 1, for the jitter. */
   readonly random?: () => number;
 }
@@ -68,6 +73,10 @@ export class DeliveryWorker {
   private polling: Promise<void> | undefined;
 
   constructor(private readonly options: DeliveryWorkerOptions) {}
+
+  private bookkeeping(): DeliveryBookkeeping {
+    return this.options.bookkeeping?.() ?? this.options.store.webhooks();
+  }
 
   start(): void {
     if (!this.stopped) return;
@@ -116,16 +125,16 @@ export class DeliveryWorker {
     if (room <= 0 || this.stopped) return;
     try {
       const now = Date.now();
-      const webhooks = store.webhooks();
+      const bookkeeping = this.bookkeeping();
       if (now >= this.nextRetention) {
         // Idempotent: every process doing it, now and then, is harmless.
         this.nextRetention = now + RETENTION_EVERY_MS;
-        await webhooks.dropBefore(now - settings.retentionDays * 86_400_000);
+        await bookkeeping.dropBefore(now - settings.retentionDays * 86_400_000);
       }
       // A read first: the claim is a write, made only when there is work.
-      if (!(await webhooks.anyDue(now))) return;
+      if (!(await store.webhooks().anyDue(now))) return;
       const timeoutMs = settings.timeoutSeconds * 1000;
-      const claimed = await webhooks.claim({
+      const claimed = await bookkeeping.claim({
         now,
         limit: room,
         leaseUntil: now + leaseMs(timeoutMs),
@@ -150,13 +159,13 @@ export class DeliveryWorker {
    * again tries once more (the name may point elsewhere by then).
    */
   private async disableRefused(endpointId: string): Promise<void> {
-    const { store, observer } = this.options;
-    await store.webhooks().updateEndpoint(endpointId, { enabled: 0, disabled_reason: 'refused' });
+    const { observer } = this.options;
+    await this.bookkeeping().updateEndpoint(endpointId, { enabled: 0, disabled_reason: 'refused' });
     observer.endpointDisabled(endpointId);
   }
 
   private async attempt({ delivery, event, endpoint }: ClaimedDelivery): Promise<void> {
-    const { store, keys, settings, payloads, client, observer } = this.options;
+    const { keys, settings, payloads, client, observer } = this.options;
     const started = Date.now();
     let result: { status: number; ok: boolean; error: string };
     try {
@@ -186,7 +195,7 @@ export class DeliveryWorker {
     } as const;
     for (let tries = 1; ; tries++) {
       try {
-        const disabled = await store.webhooks().finish(outcome);
+        const disabled = await this.bookkeeping().finish(outcome);
         observer.attempted(result.ok ? 'succeeded' : final ? 'failed' : 'retrying');
         if (disabled) observer.endpointDisabled(endpoint.id);
         else if (!result.ok && isPermanentRefusal(result.error)) {

@@ -1,5 +1,6 @@
 import type { KeyMaterial } from '../keys/server-secret.js';
 import type { Store } from '../store/store.js';
+import type { DeliveryBookkeeping } from '../store/webhook-store.js';
 import type { VariantConfig } from '../variants/variant-config.js';
 import { type DeliveryObserver, DeliveryWorker } from './delivery-worker.js';
 import { OutboundClient } from './outbound-request.js';
@@ -14,6 +15,8 @@ export interface WebhooksServiceOptions {
   /** Whether purchases show `supported_until` (config `support`). */
   readonly support: boolean;
   readonly observer: DeliveryObserver;
+  /** Where the delivery queue's own writes go (see DeliveryWorkerOptions.bookkeeping). */
+  readonly bookkeeping?: () => DeliveryBookkeeping;
 }
 
 /** The webhooks of one process: what the surfaces manage endpoints with, and the delivery worker. */
@@ -27,7 +30,7 @@ export interface WebhooksService {
 }
 
 export function createWebhooksService(options: WebhooksServiceOptions): WebhooksService {
-  const { store, keys, settings, variants, support, observer } = options;
+  const { store, keys, settings, variants, support, observer, bookkeeping } = options;
   const client = new OutboundClient(settings);
   const worker = new DeliveryWorker({
     store,
@@ -35,6 +38,7 @@ export function createWebhooksService(options: WebhooksServiceOptions): Webhooks
     settings,
     client,
     observer,
+    bookkeeping,
     payloads: { variants, support, item: (id) => store.item(id) },
   });
   const wake = () => worker.wake();

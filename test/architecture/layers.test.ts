@@ -16,8 +16,20 @@ const LAYERS: readonly (readonly string[])[] = [
   // the store
   ['store'],
   // services: keys, passwords, budgets, import, export, account and purchase actions, the MarketBob
-  // source, purchase-code activity, signed webhooks
-  ['keys', 'passwords', 'limits', 'importer', 'exporter', 'operations', 'marketbob', 'activity', 'demo', 'webhooks'],
+  // source, purchase-code activity, signed webhooks, the background writer
+  [
+    'keys',
+    'passwords',
+    'limits',
+    'importer',
+    'exporter',
+    'operations',
+    'marketbob',
+    'activity',
+    'demo',
+    'webhooks',
+    'writer',
+  ],
   // adapters: the API, its transport and door, the other surfaces, the contract's schemas, the CLI
   ['metrics', 'schemas', 'api', 'server', 'web', 'admin', 'health', 'openapi', 'cli'],
   // composition: the config, the app, the process

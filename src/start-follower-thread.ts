@@ -1,0 +1,83 @@
+import { once } from 'node:events';
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import type { FollowerReport, ToFollower } from './follower-thread-messages.js';
+import { judgeSourceHealth, STANDBY, UNKNOWN } from './marketbob/source-health.js';
+import type { RunningFollower } from './marketbob/start-follower.js';
+
+// Compiled, the thread's module is a .js file beside this one; under tsx (tests, `npm run dev`)
+// the thread registers tsx's loader first, found from here (see src/writer/background-writer.ts).
+const ownExtension = extname(fileURLToPath(import.meta.url));
+const THREAD_URL = new URL(`./follower-thread${ownExtension}`, import.meta.url);
+
+function startThread(env: NodeJS.ProcessEnv): Worker {
+  if (ownExtension !== '.ts') return new Worker(THREAD_URL, { env });
+  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
+  return new Worker(
+    `import(${tsx}).then((tsx) => { tsx.register(); return import(${JSON.stringify(THREAD_URL.href)}); });`,
+    { eval: true, env },
+  );
+}
+
+/**
+ * Runs the MarketBob follower (startMarketbobFollower) in a thread of its own, and answers for it
+ * here from what the thread reports: whether it follows, its health (judged here, at the time
+ * asked), MarketBob's settings. Resolves once the thread's follower has started (after the first
+ * full sync of an empty store, as startMarketbobFollower does). A thread that stops by itself is
+ * logged and started again after a poll interval; meanwhile the health is `unknown`.
+ */
+export async function startFollowerThread(
+  config: Config,
+  logger: Logger,
+  /** The environment the thread reads its configuration from: the process's, as `config` was read. */
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<RunningFollower | undefined> {
+  const marketbob = config.marketbob;
+  if (marketbob === undefined) return undefined;
+  let state: Extract<FollowerReport, { type: 'state' }> | undefined;
+  let stopping = false;
+  let worker: Worker;
+  let restart: NodeJS.Timeout | undefined;
+
+  const start = (): Promise<void> => {
+    const thread = startThread(env);
+    worker = thread;
+    const started = new Promise<void>((resolve, reject) => {
+      thread.on('message', (report: FollowerReport) => {
+        if (report.type === 'state') state = report;
+        else if (report.type === 'started') resolve();
+      });
+      thread.once('exit', (code) => {
+        state = undefined;
+        reject(new Error(`the MarketBob follower thread stopped (exit code ${code}) before it started`));
+        if (stopping) return;
+        logger.error({ code }, 'marketbob: the follower thread stopped; starting another');
+        restart = setTimeout(() => void start().catch(() => {}), marketbob.pollSeconds * 1000);
+        restart.unref();
+      });
+    });
+    return started;
+  };
+  await start();
+
+  return {
+    following: () => state?.following ?? false,
+    status: () => state?.status,
+    settings: () => state?.settings,
+    health: () => {
+      if (state === undefined) return UNKNOWN;
+      if (!state.following || state.status === undefined) return STANDBY;
+      return judgeSourceHealth(state.status, marketbob.behindSeconds);
+    },
+    async stop() {
+      stopping = true;
+      clearTimeout(restart);
+      const exited = once(worker, 'exit');
+      worker.postMessage({ type: 'stop' } satisfies ToFollower);
+      await exited;
+    },
+  };
+}

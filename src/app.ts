@@ -130,7 +130,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(requestMetricsPlugin, { metrics });
   await app.register(healthPlugin, { store, isShuttingDown: options.isShuttingDown });
   await app.register(openApiPlugin, { config, resolver });
-  await app.register(workspacePlugin, { config, store, keys, resolver, limits, webhooks: webhooks.deps });
+  await app.register(workspacePlugin, {
+    config,
+    store,
+    keys,
+    resolver,
+    limits,
+    webhooks: webhooks.deps,
+    activity: api.activity,
+  });
   await app.register(frontPagePlugin, { resolver, brand: config.workspace.brand, version: packageVersion() });
   injectThroughTheDoor(app);
   await app.register(adminPlugin, {

@@ -16,6 +16,9 @@ export interface PurchaseActivity extends ActivityCounter {
   top(account: string, days: number, limit: number): Promise<TopCode[]>;
 }
 
+/** The reports alone, for the pages that show them (the workspace). */
+export type ActivityReader = Pick<PurchaseActivity, 'ofCode' | 'top'>;
+
 /** The accounts of a flush's deltas (a flush holds them account by account, mostly). */
 function accountsOf(deltas: readonly ActivityDelta[]): Set<string> {
   const accounts = new Set<string>();

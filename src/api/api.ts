@@ -1,4 +1,5 @@
 import type { ActivityConfig } from '../activity/activity-config.js';
+import type { ActivityReader } from '../activity/purchase-activity.js';
 import { createPurchaseActivity } from '../activity/purchase-activity.js';
 import { digestApiKey } from '../keys/api-keys.js';
 import { createKeyUsage } from '../keys/key-usage.js';
@@ -49,6 +50,8 @@ export interface ApiOptions {
  */
 export interface Api {
   readonly routes: RouteTable;
+  /** Purchase-code activity: counted per answer, and its reports (the workspace shows them too). */
+  readonly activity: ActivityReader;
   /**
    * The client's failure budget, before the body is read: true when the client may go on (its
    * budget on the headers); else the 429 is answered and counted, and false.
@@ -81,6 +84,7 @@ export function createApi({ config, store, keys, resolver, metrics, limits, warn
   const context: EndpointContext = { cache, limits: apiLimits, metrics, keyUsage, activity };
   const refusals = metrics.limiter('client');
   return {
+    activity,
     routes: createRouteTable((prefix) => endpointsUnder(prefix, resolver.variants), resolver.prefixes),
     admitClient(request, reply, variant) {
       const retryAfter = apiLimits.admitClient(request, reply);

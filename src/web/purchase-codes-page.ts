@@ -1,5 +1,6 @@
 import { DAY_MS, dayOf } from '../activity/activity-days.js';
-import { type CodeActivity, codeActivity, type TopCode, topCodes } from '../activity/activity-report.js';
+import type { CodeActivity, TopCode } from '../activity/activity-report.js';
+import type { ActivityReader } from '../activity/purchase-activity.js';
 import type { PurchaseStatus } from '../records/rows.js';
 import type { Store } from '../store/store.js';
 
@@ -24,9 +25,17 @@ export interface CodeRow {
   readonly lastSeen: number;
 }
 
-/** The seller's codes seen from the most networks in the last `days` days, with their purchases. */
-export async function codeRows(store: Store, account: string, days: number): Promise<CodeRow[]> {
-  const top = await topCodes(store, account, days, PAGE_ROWS);
+/**
+ * The seller's codes seen from the most networks in the last `days` days, with their purchases.
+ * The list comes from the API's activity reports (made off the serving thread, as for the API).
+ */
+export async function codeRows(
+  store: Store,
+  reports: ActivityReader,
+  account: string,
+  days: number,
+): Promise<CodeRow[]> {
+  const top = await reports.top(account, days, PAGE_ROWS);
   const rows: CodeRow[] = [];
   for (const code of top) {
     const row = await describeCode(store, account, code);
@@ -66,9 +75,9 @@ export interface CodeDetails {
 /** The seller's code `text` (trimmed, any case), or undefined when it is not one of theirs. */
 export async function codeDetails(
   store: Store,
+  reports: ActivityReader,
   account: string,
   codeKey: string,
-  retentionDays: number,
 ): Promise<CodeDetails | undefined> {
   const purchase = await store.purchase(codeKey);
   const item = purchase && (await store.item(purchase.item_id));
@@ -78,7 +87,7 @@ export async function codeDetails(
     itemName: item.name,
     purchasedAt: purchase.date,
     status: purchase.status,
-    activity: await codeActivity(store, account, codeKey, retentionDays),
+    activity: await reports.ofCode(account, codeKey),
   };
 }
 

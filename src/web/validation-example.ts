@@ -1,3 +1,4 @@
+import type { ActivityReader } from '../activity/purchase-activity.js';
 import { DEMO_PURCHASE_CODE } from '../demo/demo-data.js';
 import type { Store } from '../store/store.js';
 import { codeRows } from './purchase-codes-page.js';
@@ -19,12 +20,16 @@ const shellString = (text: string) => text.replaceAll("'", "'\\''");
  * valid code when the seller owns it, else the active code of theirs seen from the most networks
  * lately; undefined when there is none (the examples then show a placeholder).
  */
-export async function exampleCodeOf(store: Store, account: string): Promise<string | undefined> {
+export async function exampleCodeOf(
+  store: Store,
+  reports: ActivityReader,
+  account: string,
+): Promise<string | undefined> {
   const demo = await store.purchase(DEMO_PURCHASE_CODE.toLowerCase());
   if (demo !== undefined && demo.status === 'active' && (await store.item(demo.item_id))?.account === account) {
     return demo.code;
   }
-  return (await codeRows(store, account, 30)).find((row) => row.status === 'active')?.code;
+  return (await codeRows(store, reports, account, 30)).find((row) => row.status === 'active')?.code;
 }
 
 /**

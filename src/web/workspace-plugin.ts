@@ -6,6 +6,7 @@ import fastifyStatic from '@fastify/static';
 import { Eta } from 'eta';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { ActivityConfig } from '../activity/activity-config.js';
+import type { ActivityReader } from '../activity/purchase-activity.js';
 import { purchaseCodeKey } from '../domain/purchase-code.js';
 import { decryptApiKey } from '../keys/api-keys.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
@@ -60,6 +61,8 @@ export interface WorkspaceOptions {
   readonly limits: Limits;
   /** Sellers' webhook endpoints (src/webhooks). */
   readonly webhooks: WebhookServiceDeps;
+  /** The API's purchase-code activity reports (made off the serving thread). */
+  readonly activity: ActivityReader;
 }
 
 const HTML = 'text/html; charset=utf-8';
@@ -138,7 +141,7 @@ const field = (body: unknown, name: string): string => {
  */
 export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
   scope,
-  { config, store, keys, resolver, limits, webhooks },
+  { config, store, keys, resolver, limits, webhooks, activity },
 ) => {
   const root = packageRoot();
   const eta = new Eta({ views: join(root, 'web', 'views'), cache: true });
@@ -309,7 +312,7 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
         key === undefined ? undefined : store.keyDate(who.account.username),
         key === undefined ? undefined : store.keyLastUsedAt(who.account.username),
         store.marketbobUserId(who.account.username),
-        exampleCodeOf(store, who.account.username),
+        exampleCodeOf(store, activity, who.account.username),
       ]);
       // The validation address as this browser reaches the variant (its host and base).
       const url = `${request.protocol}://${request.host}${prefix}/api/purchases/validation`;
@@ -589,9 +592,8 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
       const search = searchOf(request.query);
       const { username } = who.account;
       const codeKey = search === '' ? undefined : purchaseCodeKey(search);
-      const found =
-        codeKey === undefined ? undefined : await codeDetails(store, username, codeKey, config.activity.retentionDays);
-      const rows = search === '' ? await codeRows(store, username, days) : [];
+      const found = codeKey === undefined ? undefined : await codeDetails(store, activity, username, codeKey);
+      const rows = search === '' ? await codeRows(store, activity, username, days) : [];
       return renderPage(reply, 200, 'purchase-codes', {
         ...context(request, reply, t, who),
         title: t.purchaseCodes.title,
@@ -613,7 +615,7 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
 
     workspacePage('GET', `${purchaseCodesUrl}/export.csv`, async (request, reply, _t, who) => {
       const days = windowOf(request.query);
-      const rows = await codeRows(store, who.account.username, days);
+      const rows = await codeRows(store, activity, who.account.username, days);
       return reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="purchase-codes-last-${days}-days.csv"`)

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codeActivity, topCodes } from '../../src/activity/activity-report.js';
 import { DEMO_ACTIVITY_DAYS, demoActivity } from '../../src/demo/demo-activity.js';
 import { DEMO_PURCHASE_CODE, DEMO_SELLER } from '../../src/demo/demo-data.js';
 import { loadDemoData } from '../../src/demo/load-demo.js';
@@ -37,9 +38,13 @@ describe('demo activity', () => {
   });
 
   it('fills the demo seller’s purchase-codes page: a month of bars in the chart', async () => {
-    const rows = await codeRows(t.store, DEMO_SELLER, 30);
+    const reports = {
+      top: (account: string, days: number, limit: number) => topCodes(t.store, account, days, limit),
+      ofCode: (account: string, codeKey: string) => codeActivity(t.store, account, codeKey, 90),
+    };
+    const rows = await codeRows(t.store, reports, DEMO_SELLER, 30);
     expect(rows.map((row) => row.code).sort()).toEqual([DEMO_PURCHASE_CODE, 'DEMO-VALID-0002']);
-    const details = await codeDetails(t.store, DEMO_SELLER, purchaseCodeKey(DEMO_PURCHASE_CODE) as string, 90);
+    const details = await codeDetails(t.store, reports, DEMO_SELLER, purchaseCodeKey(DEMO_PURCHASE_CODE) as string);
     const chart = dayChart((details as NonNullable<typeof details>).activity);
     const drawn = chart.bars.filter((bar) => bar.validations > 0);
     expect(drawn.length).toBeGreaterThan(DEMO_ACTIVITY_DAYS / 2);

@@ -105,7 +105,7 @@ describe.each(TEST_STORES)('webhook URLs checked when added (%s)', (kind) => {
       },
       Date.now(),
     );
-    expect(await t.store.webhooks().createEndpoint(row)).toBe(true);
+    expect(await t.store.webhooks().createEndpoint(row, 10)).toBe('created');
     const test = await t.app.inject({
       method: 'POST',
       url: '/admin/v1/accounts/ann/webhooks/we_refused/test',
@@ -140,6 +140,44 @@ describe.each(TEST_STORES)('webhook URLs checked when added (%s)', (kind) => {
       expect(page.body).not.toContain('refused: the address is private');
     }
     await adminJson(t, 'DELETE', '/admin/v1/accounts/ann/webhooks/we_refused');
+  });
+
+  it('keeps the cap of 10 endpoints when 40 adds arrive at once, from the admin API and the workspace', async () => {
+    const { jar } = await logIn(t.app, '', 'ann', PASSWORD);
+    const page = await t.app.inject({ url: '/workspace/webhooks', cookies: jar });
+    const cookies = keep(jar, page);
+    const csrf = tokenIn(page.body);
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, n) =>
+        n % 2 === 0
+          ? adminJson(t, 'POST', '/admin/v1/accounts/ann/webhooks', {
+              url: `https://93.184.215.14/admin-${n}`,
+              events: ['purchase.created'],
+            }).then((answer) => answer.status)
+          : t.app
+              .inject({
+                method: 'POST',
+                url: '/workspace/webhooks',
+                cookies,
+                payload: { _csrf: csrf, url: `https://93.184.215.14/page-${n}`, events: 'purchase.created' },
+              })
+              .then((answer) => answer.statusCode),
+      ),
+    );
+    const added = answers.filter((status) => status === 201 || status === 303);
+    const refused = answers.filter((status) => status === 422);
+    expect([added.length, refused.length]).toEqual([10, 30]);
+    const endpoints = await t.store.webhooks().endpoints('ann');
+    expect(endpoints).toHaveLength(10);
+    const over = await adminJson(t, 'POST', '/admin/v1/accounts/ann/webhooks', {
+      url: 'https://93.184.215.14/one-more',
+      events: ['purchase.created'],
+    });
+    expect([over.status, over.body]).toEqual([
+      422,
+      { code: 'invalid_webhook', message: 'an account may have at most 10 webhook endpoints' },
+    ]);
+    for (const endpoint of endpoints) await adminJson(t, 'DELETE', `/admin/v1/accounts/ann/webhooks/${endpoint.id}`);
   });
 });
 

@@ -152,17 +152,19 @@ export function createPasswordChecker(options: PasswordCheckerOptions = {}): Pas
     // Closing the pool ends a dummy still being made: not a failure to tell of.
     if (!closed) options.onSampleError?.(error);
   });
-  let costs: Promise<string[]> = known.catch(() => [CURRENT_COST]);
+  // One list, added to in place (between awaits), so that kinds met by checks at once all stay.
+  const costs: Promise<string[]> = known.catch(() => [CURRENT_COST]);
 
   /** The hashes a check runs against: a dummy of each known kind and cost, `own` in its kind's place. */
   const checkList = async (own: string | undefined) => {
     const ownCost = own !== undefined && isAcceptedPasswordHash(own) ? hashCost(own) : undefined;
-    let list = await costs;
-    if (ownCost !== undefined && !list.includes(ownCost)) {
+    const kinds = await costs;
+    if (ownCost !== undefined && !kinds.includes(ownCost)) {
       // A kind met for the first time (an import since the start): every later check runs it too.
-      list = [...list, ownCost].sort();
-      costs = Promise.resolve(list);
+      kinds.push(ownCost);
+      kinds.sort();
     }
+    const list = [...kinds];
     const hashes = await Promise.all(list.map((cost) => (cost === ownCost ? (own as string) : dummyOf(cost))));
     return { list, hashes, index: ownCost === undefined ? -1 : list.indexOf(ownCost) };
   };

@@ -119,6 +119,7 @@ async function importHeadAndEndpoints(store: Store, directory: string, subscribe
         },
         Date.now(),
       ),
+      1,
     );
   }
 }

@@ -112,6 +112,11 @@ export interface Config {
   readonly workers: number;
   /** A port of its own for Prometheus's `/metrics` (every worker's, summed), or undefined for none. */
   readonly metricsPort: number | undefined;
+  /**
+   * The address METRICS_PORT listens on (METRICS_HOST): this machine only unless set, whatever
+   * HOST is, since the port answers without a token.
+   */
+  readonly metricsHost: string;
   /** A MarketBob marketplace's database to serve (MARKETBOB_DATABASE_URL or `marketbob`), or undefined for none. */
   readonly marketbob: MarketbobConfig | undefined;
   /** Signed webhooks: where they may go, how they are retried (src/webhooks). */
@@ -491,6 +496,7 @@ export function loadConfig(env: Env = process.env): Config {
     secretKey,
     workers,
     metricsPort,
+    metricsHost: env.METRICS_HOST?.trim() || '127.0.0.1',
     marketbob,
     webhooks: webhooksSettings(file.webhooks),
   });

@@ -106,10 +106,13 @@ async function serve(config: Config, logger: Logger, loadDemo: boolean): Promise
   const metricsServer =
     !cluster.isWorker && config.metricsPort !== undefined
       ? await guardedListen(config, 'METRICS_PORT', () =>
-          startMetricsServer(config.host, config.metricsPort as number, metricsText),
+          startMetricsServer(config.metricsHost, config.metricsPort as number, metricsText),
         )
       : undefined;
-  if (metricsServer) logger.info({ port: (metricsServer.address() as AddressInfo).port }, 'metrics listening');
+  if (metricsServer) {
+    const { address, port } = metricsServer.address() as AddressInfo;
+    logger.info({ address, port }, 'metrics listening');
+  }
 
   const shutdown = async (signal: NodeJS.Signals) => {
     // A second signal (Ctrl-C reaches a worker both from the terminal and from the primary) changes nothing.
@@ -184,9 +187,10 @@ async function supervise(config: Config, logger: Logger): Promise<void> {
   if (config.metricsPort !== undefined) {
     const metricsPort = config.metricsPort;
     const metricsServer = await guardedListen(config, 'METRICS_PORT', () =>
-      startMetricsServer(config.host, metricsPort, metricsText),
+      startMetricsServer(config.metricsHost, metricsPort, metricsText),
     );
-    logger.info({ port: (metricsServer.address() as AddressInfo).port }, 'metrics listening');
+    const { address, port } = metricsServer.address() as AddressInfo;
+    logger.info({ address, port }, 'metrics listening');
   }
   let stopping = false;
   let cleanExit = true;

@@ -49,11 +49,17 @@ export function jsonSyntaxProblem(text: string, error: Error): string {
 /** What the server could not listen on, and the variable that moves it. */
 export function listenProblem(
   error: unknown,
-  where: { readonly host: string; readonly port: number; readonly metricsPort?: number | undefined },
+  where: {
+    readonly host: string;
+    readonly port: number;
+    readonly metricsPort?: number | undefined;
+    readonly metricsHost?: string | undefined;
+  },
   variable: 'PORT' | 'METRICS_PORT' = 'PORT',
 ): string | undefined {
   const code = codeOf(error);
-  const { host } = where;
+  const host = variable === 'PORT' ? where.host : (where.metricsHost ?? where.host);
+  const hostVariable = variable === 'PORT' ? 'HOST' : 'METRICS_HOST';
   const port = variable === 'PORT' ? where.port : (where.metricsPort ?? 0);
   const other = port === 65535 ? 8081 : port + 1;
   switch (code) {
@@ -61,15 +67,15 @@ export function listenProblem(
       return (
         `port ${port} on ${host} is already in use (another program, or this server started twice). ` +
         `Stop that program, or start on another port: ${variable}=${other} npm start` +
-        (variable === 'PORT' ? ` (HOST=${host} is the address listened on)` : '')
+        ` (${hostVariable}=${host} is the address listened on)`
       );
     case 'EACCES':
       return `port ${port} on ${host} needs privileges this process does not have: choose a port above 1023 (${variable}=8080) or give it the right to bind`;
     case 'EADDRNOTAVAIL':
-      return `HOST=${host} is not an address of this machine: use 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)`;
+      return `${hostVariable}=${host} is not an address of this machine: use 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)`;
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return `HOST=${host} is not a known address or name: use 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)`;
+      return `${hostVariable}=${host} is not a known address or name: use 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)`;
     default:
       return undefined;
   }

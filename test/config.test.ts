@@ -206,6 +206,12 @@ describe('scale-out settings (issue 3)', () => {
     ]);
   });
 
+  it('takes METRICS_HOST, 127.0.0.1 unless set, whatever HOST is', () => {
+    expect(loadConfig({}).metricsHost).toBe('127.0.0.1');
+    expect(loadConfig({ HOST: '0.0.0.0' }).metricsHost).toBe('127.0.0.1');
+    expect(loadConfig({ HOST: '0.0.0.0', METRICS_HOST: ' 10.1.2.3 ' }).metricsHost).toBe('10.1.2.3');
+  });
+
   it('takes METRICS_PORT (none by default) and refuses one out of range', () => {
     expect(loadConfig({}).metricsPort).toBeUndefined();
     expect(loadConfig({ METRICS_PORT: '9464' }).metricsPort).toBe(9464);

@@ -50,6 +50,11 @@ class Batch {
 
 const NOT_FOUND = 'does not exist (not in this file before this line, nor in the store)';
 
+/** A key another account had and lost: refused unless the import replaces keys (it would revive a leaked key). */
+const ANOTHER_ACCOUNTS_FORMER_KEY =
+  'api_key is a key another account had before and that was replaced; importing it would bring it back ' +
+  'for this account (to do so: import --replace-keys, or replace_keys=true in the admin API)';
+
 const zeroCounts = (): UpsertCounts => ({ inserted: 0, updated: 0, unchanged: 0 });
 
 function isBlank(text: string): boolean {
@@ -331,6 +336,9 @@ export class ImportRun {
           'in place of the current key (to do so: import --replace-keys, or replace_keys=true in the admin API)',
       };
     }
+    // Nor is a key another account lost (in the store, or to an earlier line of the file): a leaked
+    // key rotated away must not come back as a second account's.
+    if (currentDigest !== digest && formerHolders.has(digest)) return { rejected: ANOTHER_ACCOUNTS_FORMER_KEY };
     if (storedDigest !== digest) {
       const holder = this.currentHolder(digest, owners.get(digest), username);
       if (holder !== undefined) {
@@ -338,12 +346,23 @@ export class ImportRun {
           rejected: `api_key is already the key of account ${JSON.stringify(holder)} (two accounts cannot share a key)`,
         };
       }
+      if (!this.replaceKeys && this.heldByAnother(digest, owners.get(digest), username)) {
+        return { rejected: ANOTHER_ACCOUNTS_FORMER_KEY };
+      }
     }
     this.keyHolders.set(digest, username);
     this.givenKeys.set(username, digest);
     // The same key as stored: keep the row as it is, rather than encrypt it again.
     if (storedDigest === digest || !writing) return { key: undefined };
     return { key: { digest, cipher: encryptApiKey(this.keys, pending.entry.extras.api_key as string) } };
+  }
+
+  /** Whether another account held this key digest, in the store or by an earlier line (and was given another since). */
+  private heldByAnother(digest: string, storeHolder: string | undefined, username: string): boolean {
+    const fileHolder = this.keyHolders.get(digest);
+    return (
+      (fileHolder !== undefined && fileHolder !== username) || (storeHolder !== undefined && storeHolder !== username)
+    );
   }
 
   /** Another account that holds this key digest now, if any. */

@@ -218,6 +218,8 @@ const pt: DocsLanguage = {
     'When the change was made (not when it was sent)': 'Quando a mudança foi feita (não quando foi enviada)',
     'The username of the seller the event is about': 'O nome de usuário do vendedor a quem o evento se refere',
     "The purchase's status after the change": 'A situação da compra depois da mudança',
+    "The item as it is now; null when it is no longer this seller's (moved to another, or deleted)":
+      'O item como está agora; null quando não é mais deste vendedor (passou a outro, ou foi apagado)',
     'Until when the replaced key keeps working; null when it stopped at once. The key itself is never sent':
       'Até quando a chave substituída continua funcionando; null quando parou na hora. A chave nunca é enviada',
     // MarketBob's shape (src/schemas/marketbob-schemas.ts, marketbob-document.ts)

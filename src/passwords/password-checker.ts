@@ -1,11 +1,12 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { threadId } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { hashCost } from '../domain/password-hash-format.js';
-import type { PasswordCheck } from './password-hash.js';
+import { hashCost, isAcceptedPasswordHash } from '../domain/password-hash-format.js';
+import { CURRENT_COST, type PasswordCheck } from './password-hash.js';
 import type { CheckTask } from './password-worker.js';
 
 /** Too many checks are waiting already: the caller is to say "try again" rather than queue more. */
@@ -16,14 +17,23 @@ export class PasswordChecksBusyError extends Error {
   }
 }
 
-/** Password checks off the event loop, in a bounded pool of worker threads. */
+/**
+ * Password checks off the event loop, in a bounded pool of worker threads.
+ *
+ * Every check takes the same time, whoever logs in: it runs against one hash of each kind and
+ * cost the store holds (`costs`: those of the sample read at start, the current scrypt, and any
+ * met since), the account's own hash in its kind's place and a dummy of that kind in the others.
+ * An unknown user, an account without a password, or one whose hash is of a kind this service
+ * does not check, runs the dummies alone. So the answer's time tells neither whether the account
+ * exists nor what kind of hash it has.
+ */
 export interface PasswordChecker {
   /** Checks `password` against `hash`; throws `PasswordChecksBusyError` when the queue is full. */
   verify(password: string, hash: string): Promise<PasswordCheck>;
   /**
    * Spends the time of a real check when there is no hash to check against (an unknown user, an
-   * account without a password), on a hash of the kind and cost most stored hashes have, so
-   * that the time of the answer does not tell which it was. Throws as `verify` does.
+   * account without a password): the same checks `verify` runs, all against dummies. Throws as
+   * `verify` does.
    */
   verifyAgainstDummy(password: string): Promise<void>;
   close(): Promise<void>;
@@ -35,18 +45,24 @@ export interface PasswordCheckerOptions {
   /** Checks that may wait for a thread; past it a check is refused at once. */
   readonly maxQueue?: number;
   /**
-   * Stored hashes (a sample), read at start: the dummy hash takes the most common kind and cost
-   * among them (the current scrypt when there are none).
+   * Stored hashes (a sample), read at start: a check runs against one hash of each kind and cost
+   * among them, and of the current scrypt.
    */
   readonly storedHashes?: () => Promise<readonly string[]>;
-  /** Told when the stored hashes cannot be read (the dummy is then the current scrypt). */
+  /** Told when the stored hashes cannot be read (checks then start with the current scrypt alone). */
   readonly onSampleError?: (error: unknown) => void;
+  /**
+   * Told, for each check, the kind and cost of every hash it runs against, in order (never a
+   * hash or a password): what shows that every login costs the same.
+   */
+  readonly onCheck?: (costs: readonly string[]) => void;
 }
 
 // Compiled, the worker is a .js file beside this one. Under the test runner both are .ts: the
 // threads then start from a small module that registers tsx's loader first (a worker does not
-// inherit the runner's), written to node_modules/.cache (the same text every time; written
-// whole, then renamed, so that test processes running at once never read half of it).
+// inherit the runner's), written to node_modules/.cache (the same text every time for one
+// checkout; written whole, then renamed, so that test processes running at once never read half
+// of it).
 const ownExtension = extname(fileURLToPath(import.meta.url));
 const WORKER_URL = new URL(`./password-worker${ownExtension}`, import.meta.url);
 let workerFile: string | undefined;
@@ -56,7 +72,11 @@ function passwordWorkerFile(): string {
   if (workerFile === undefined) {
     const dir = fileURLToPath(new URL('../../node_modules/.cache/marketplace-api/', import.meta.url));
     mkdirSync(dir, { recursive: true });
-    const file = join(dir, 'password-worker.mjs');
+    // Named after the worker it loads: checkouts sharing one node_modules each have their own.
+    const file = join(
+      dir,
+      `password-worker-${createHash('sha256').update(WORKER_URL.href).digest('hex').slice(0, 16)}.mjs`,
+    );
     const temp = `${file}.${process.pid}.${threadId}.tmp`;
     const tsx = import.meta.resolve('tsx/esm/api');
     writeFileSync(
@@ -71,19 +91,14 @@ function passwordWorkerFile(): string {
   return workerFile;
 }
 
-/** The most common kind and cost among `hashes` (as `hashCost` writes it); undefined when none is known. */
-export function mostCommonCost(hashes: readonly string[]): string | undefined {
-  const counts = new Map<string, number>();
+/** The kinds and costs a check runs against: those of the accepted `hashes`, and the current scrypt, sorted. */
+export function checkCosts(hashes: readonly string[]): string[] {
+  const costs = new Set<string>([CURRENT_COST]);
   for (const hash of hashes) {
-    const cost = hashCost(hash);
-    if (cost !== undefined) counts.set(cost, (counts.get(cost) ?? 0) + 1);
+    const cost = isAcceptedPasswordHash(hash) ? hashCost(hash) : undefined;
+    if (cost !== undefined) costs.add(cost);
   }
-  let best: string | undefined;
-  let bestCount = 0;
-  for (const [cost, count] of counts) {
-    if (count > bestCount) [best, bestCount] = [cost, count];
-  }
-  return best;
+  return [...costs].sort();
 }
 
 export function createPasswordChecker(options: PasswordCheckerOptions = {}): PasswordChecker {
@@ -108,37 +123,70 @@ export function createPasswordChecker(options: PasswordCheckerOptions = {}): Pas
     }
   };
 
-  let dummy: Promise<string> | undefined;
-  const dummyHash = () => {
-    dummy ??= (async () => {
-      let cost: string | undefined;
-      try {
-        cost = mostCommonCost((await options.storedHashes?.()) ?? []);
-      } catch (error) {
-        options.onSampleError?.(error);
-      }
-      return run<string>(cost, 'dummy');
-    })();
-    return dummy;
+  // One dummy hash per kind and cost, made in the pool (a hash costs a check's time) and kept.
+  const dummies = new Map<string, Promise<string>>();
+  const dummyOf = (cost: string) => {
+    let made = dummies.get(cost);
+    if (made === undefined) {
+      made = run<string>(cost, 'dummy');
+      // A failure (the pool closing, a full queue at start) is retried by the next check.
+      made.catch(() => dummies.delete(cost));
+      dummies.set(cost, made);
+    }
+    return made;
   };
   let closed = false;
-  // Made now, so that the first unknown user takes no longer than the next.
-  dummyHash().catch((error: unknown) => {
-    dummy = undefined;
+  // Read now, so that the first unknown user takes no longer than the next.
+  const known = (async () => {
+    let sample: readonly string[] = [];
+    try {
+      sample = (await options.storedHashes?.()) ?? [];
+    } catch (error) {
+      options.onSampleError?.(error);
+    }
+    const costs = checkCosts(sample);
+    await Promise.all(costs.map(dummyOf));
+    return costs;
+  })();
+  known.catch((error: unknown) => {
     // Closing the pool ends a dummy still being made: not a failure to tell of.
     if (!closed) options.onSampleError?.(error);
   });
+  // One list, added to in place (between awaits), so that kinds met by checks at once all stay.
+  const costs: Promise<string[]> = known.catch(() => [CURRENT_COST]);
+
+  /** The hashes a check runs against: a dummy of each known kind and cost, `own` in its kind's place. */
+  const checkList = async (own: string | undefined) => {
+    const ownCost = own !== undefined && isAcceptedPasswordHash(own) ? hashCost(own) : undefined;
+    const kinds = await costs;
+    if (ownCost !== undefined && !kinds.includes(ownCost)) {
+      // A kind met for the first time (an import since the start): every later check runs it too.
+      kinds.push(ownCost);
+      kinds.sort();
+    }
+    const list = [...kinds];
+    const hashes = await Promise.all(list.map((cost) => (cost === ownCost ? (own as string) : dummyOf(cost))));
+    return { list, hashes, index: ownCost === undefined ? -1 : list.indexOf(ownCost) };
+  };
+
+  const check = async (password: string, own: string | undefined): Promise<PasswordCheck> => {
+    const { list, hashes, index } = await checkList(own);
+    options.onCheck?.(list);
+    const answer = await run<PasswordCheck>({ password, hashes, index } satisfies CheckTask, 'check');
+    // A hash of no kind checked here matches nothing (its checks above took the usual time).
+    return index === -1 ? { matches: false, needsRehash: false } : answer;
+  };
 
   return {
-    verify: (password, hash) => run<PasswordCheck>({ password, hash } satisfies CheckTask, 'check'),
+    verify: (password, hash) => check(password, hash),
     async verifyAgainstDummy(password) {
-      await run<PasswordCheck>({ password, hash: await dummyHash() } satisfies CheckTask, 'check');
+      await check(password, undefined);
     },
     async close() {
       closed = true;
       // Not waited for: a dummy hash still being made (a worker thread starting, on a busy
       // machine) must not hold a shutdown up; destroying the pool ends it.
-      dummy?.catch(() => undefined);
+      for (const made of dummies.values()) made.catch(() => undefined);
       await pool.destroy();
     },
   };

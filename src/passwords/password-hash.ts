@@ -21,6 +21,8 @@ import {
 
 /** 2^15 iterations, block size 8: about 32 MiB and some tens of milliseconds per hash. */
 const CURRENT = { ln: 15, r: 8, p: 1 } as const;
+/** The kind and cost of a new hash, as `hashCost` writes it. */
+export const CURRENT_COST = `scrypt:ln=${CURRENT.ln},r=${CURRENT.r},p=${CURRENT.p}`;
 const SALT_BYTES = 16;
 const HASH_BYTES = 32;
 /** Room for the largest parameters accepted below (128 * r * 2^ln bytes, and some). */

@@ -1,6 +1,6 @@
 import { type TSchema, Type } from '@sinclair/typebox';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT } from '../store/webhook-rows.js';
-import { Purchase, PurchaseStatus, Timestamp } from './resource-schemas.js';
+import { Item, Purchase, PurchaseStatus, Timestamp } from './resource-schemas.js';
 
 /**
  * The bodies of the webhooks (issue 25), one schema per event type: the OpenAPI documents'
@@ -37,9 +37,23 @@ function event(type: string, data: TSchema, description: string) {
   );
 }
 
+/**
+ * The Purchase object, whose item is null when the item is no longer the seller's (moved to
+ * another seller, or deleted, since the event): an event tells a seller only of what is theirs.
+ */
+const EventPurchase = Type.Object(
+  {
+    ...Purchase.properties,
+    item: Type.Union([Item, Type.Null()], {
+      description: "The item as it is now; null when it is no longer this seller's (moved to another, or deleted)",
+    }),
+  },
+  { ...closed, title: 'EventPurchase' },
+);
+
 const PurchaseData = Type.Object(
   {
-    purchase: Purchase,
+    purchase: EventPurchase,
     status: Type.Union(PurchaseStatus.anyOf, { description: "The purchase's status after the change" }),
   },
   closed,

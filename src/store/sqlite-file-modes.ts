@@ -23,7 +23,8 @@ const SIDE_FILES = ['-wal', '-shm'] as const;
  * refused rather than made: a typo in DATABASE_URL would otherwise start an empty store in a new
  * place, silently. The database file is made with mode 0600 before SQLite opens it (SQLite makes
  * its -wal and -shm files with the database file's mode), and an existing one, with its -wal and
- * -shm, loses any group or other permission it had.
+ * -shm, loses any group or other permission it had. An existing directory group or others may
+ * write to is refused (see refuseWritableByOthers).
  */
 export function prepareSqliteFile(path: string, createDirectory: boolean): void {
   const directory = dirname(path);
@@ -36,6 +37,8 @@ export function prepareSqliteFile(path: string, createDirectory: boolean): void 
     mkdirSync(directory, { recursive: true, mode: 0o700 });
     // mkdir's mode passes through the umask: set it exactly.
     chmodSync(directory, 0o700);
+  } else {
+    refuseWritableByOthers(directory);
   }
   let fd: number;
   try {
@@ -50,6 +53,23 @@ export function prepareSqliteFile(path: string, createDirectory: boolean): void 
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * A directory others may write to lets them swap the store, its -wal or the secret file beside it
+ * for their own (a key of theirs, an account they made): refused, not tightened, since whoever
+ * made it so may have meant it for something else as well.
+ */
+function refuseWritableByOthers(directory: string): void {
+  const mode = statSync(directory).mode & 0o7777;
+  if ((mode & 0o022) === 0) return;
+  const who =
+    (mode & 0o020) !== 0 && (mode & 0o002) !== 0 ? 'group and others' : (mode & 0o020) !== 0 ? 'group' : 'others';
+  throw new SqlitePathError(
+    `DATABASE_URL: the directory ${directory} of the SQLite store may be written by ${who} ` +
+      `(mode ${mode.toString(8).padStart(4, '0')}), who could replace the store or its secret: ` +
+      `run chmod go-w ${directory} (or chmod 700 ${directory}), or name a path in a directory of this user's own`,
+  );
 }
 
 /** Takes away group and other permissions from an existing file of ours; leaves anything else alone. */

@@ -78,18 +78,28 @@ export class WebhookStore {
     return writeTransaction(this.db, this.dialect, work);
   }
 
-  /** Adds an endpoint; false when there is no such account. */
-  createEndpoint(row: WebhookEndpointRow): Promise<boolean> {
-    return this.guard(async () => {
-      const account = await this.db
-        .selectFrom('accounts')
-        .select('username')
-        .where('username', '=', row.account)
-        .executeTakeFirst();
-      if (!account) return false;
-      await this.db.insertInto('webhook_endpoints').values(row).execute();
-      return true;
-    });
+  /**
+   * Adds an endpoint unless the account has `max` already: 'created', 'limit', or 'no_account'.
+   * The count and the insert are one step: the transaction holds the account's row (FOR UPDATE on
+   * PostgreSQL; SQLite's write lock, taken as it begins), so adds made at once, on any instance,
+   * are counted one after the other and never pass the cap together.
+   */
+  createEndpoint(row: WebhookEndpointRow, max: number): Promise<'created' | 'limit' | 'no_account'> {
+    return this.guard(() =>
+      this.transaction(async (trx) => {
+        let owner = trx.selectFrom('accounts').select('username').where('username', '=', row.account);
+        if (this.dialect === 'postgres') owner = owner.forUpdate();
+        if (!(await owner.executeTakeFirst())) return 'no_account';
+        const held = await trx
+          .selectFrom('webhook_endpoints')
+          .select(sql<number>`count(*)`.as('n'))
+          .where('account', '=', row.account)
+          .executeTakeFirstOrThrow();
+        if (Number(held.n) >= max) return 'limit';
+        await trx.insertInto('webhook_endpoints').values(row).execute();
+        return 'created';
+      }),
+    );
   }
 
   /** The account's endpoints, oldest first, with their pending deliveries counted. */

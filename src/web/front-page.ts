@@ -54,7 +54,7 @@ export const pageSecurityHeaders = (brand: Brand) =>
   ({
     'cache-control': 'no-store',
     'content-security-policy':
-      `default-src 'none'; script-src 'self'; style-src 'self'; img-src ${imageSources(brand)}; form-action 'self'; ` +
+      `default-src 'none'; script-src 'self'; style-src 'self'; img-src ${imageSources(brand)}; connect-src 'self'; form-action 'self'; ` +
       "frame-ancestors 'none'; base-uri 'none'",
     'x-frame-options': 'DENY',
     'referrer-policy': 'no-referrer',

@@ -299,6 +299,10 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
       }
     };
 
+    /** The validation address as this browser reaches the variant (its host and base). */
+    const validationUrl = (request: FastifyRequest) =>
+      `${request.protocol}://${request.host}${prefix}/api/purchases/validation`;
+
     const settingsPage = async (
       request: FastifyRequest,
       reply: FastifyReply,
@@ -314,8 +318,7 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
         store.marketbobUserId(who.account.username),
         exampleCodeOf(store, activity, who.account.username),
       ]);
-      // The validation address as this browser reaches the variant (its host and base).
-      const url = `${request.protocol}://${request.host}${prefix}/api/purchases/validation`;
+      const url = validationUrl(request);
       const shownKey = key === undefined ? 'YOUR_API_KEY' : options.reveal ? key : masked(key);
       return renderPage(reply, 200, 'settings', {
         ...context(request, reply, t, who),
@@ -326,14 +329,14 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
             ? undefined
             : options.reveal
               ? { revealed: key }
-              : { value: key, masked: masked(key), last4: key.slice(-4) },
+              : // Masked: not the key itself, anywhere in the page; Copy asks for it (keyUrl), as Show does.
+                { masked: masked(key), last4: key.slice(-4) },
+        keyUrl: `${settingsUrl}/key`,
         createdAt: keyDate === undefined ? undefined : dateText(t, new Date(keyDate.at)),
         // When it arrived rather than when it was made: that was elsewhere.
         keyImported: keyDate?.origin === 'imported',
         lastUsedAt: lastUsedAt === undefined ? undefined : dateText(t, new Date(lastUsedAt)),
         example: validationExample(t, url, shownKey, exampleCode),
-        // What Copy takes while the key is masked: the example with the key (already in the page for Copy).
-        exampleToCopy: key !== undefined && !options.reveal ? validationExample(t, url, key, exampleCode) : undefined,
         rotated: options.rotated !== undefined,
         // MarketBob owns the key: the seller replaces it there (docs/marketbob.md).
         keyFromMarketplace: marketbobUser !== undefined,
@@ -625,6 +628,21 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
     workspacePage('POST', `${settingsUrl}/show`, async (_request, reply, _t, who) =>
       toSettings(reply, who, { reveal: true }),
     );
+
+    // Copy on the masked page: the key and the examples with it, asked for as Show asks (a POST
+    // with the session's CSRF token), so that a page that only shows the mask never holds the key.
+    workspacePage('POST', `${settingsUrl}/key`, async (request, reply, t, who) => {
+      const key = currentKey(request, who.account);
+      reply.type('application/json; charset=utf-8');
+      if (key === undefined) return reply.code(404).send('{"key":null}');
+      const example = validationExample(
+        t,
+        validationUrl(request),
+        key,
+        await exampleCodeOf(store, who.account.username),
+      );
+      return reply.send(JSON.stringify({ key, examples: { curl: example.curl, php: example.php } }));
+    });
 
     workspacePage('POST', `${settingsUrl}/generate`, async (_request, reply) =>
       reply.redirect(`${settingsUrl}/generate`, 303),

@@ -1,3 +1,4 @@
+import { lookup as dnsCallbackLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
@@ -10,7 +11,7 @@ import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-f
  * resolved by the agent at connect time, and an address that is private, loopback, link-local,
  * reserved or a metadata address (169.254.169.254 is link-local) is refused before any byte is
  * sent, so a DNS name that points inside (`localhost`, a rebinding name) is refused as well as a
- * literal address. `allowHosts` (addresses or CIDRs) lets exactly those through. Redirects are
+ * literal address (see `addressRefused` for the ranges). `allowHosts` (addresses or CIDRs) lets exactly those through. Redirects are
  * never followed (node:http does not), so a public URL cannot bounce the request inside either.
  * The answer's body is read to a small cap and only a sanitised excerpt is ever kept.
  */
@@ -68,8 +69,18 @@ const LOOKUP_TIMEOUT_MS = 3000;
 export const systemLookup: AddressLookup = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
 /**
- * Whether connecting to this address would be refused: the same rule as the agents' (anything but
- * a public unicast address, unless `allowHosts` lets it through).
+ * IPv6 addresses the internet routes: 2000::/3. Outside it lie the ranges ipaddr.js calls unicast
+ * yet no public host has, the IPv4-compatible ::/96 first (::7f00:1 is 127.0.0.1 to a stack that
+ * still reads it so), and blocks not yet assigned that a later use could make internal.
+ */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
+/**
+ * Whether connecting to this address would be refused: anything but a public unicast address,
+ * unless `allowHosts` lets it through. Public means what ipaddr.js calls unicast (it names the
+ * private, loopback, link-local, CGNAT, benchmarking, documentation, reserved, broadcast and
+ * multicast ranges, IPv4-mapped, NAT64, 6to4, Teredo, ULA and site-local), and for IPv6 also
+ * inside 2000::/3.
  */
 export function addressRefused(address: string, allowHosts: readonly string[]): boolean {
   if (net.isIP(address) === 0) return true;
@@ -82,8 +93,40 @@ export function addressRefused(address: string, allowHosts: readonly string[]): 
       if (parsed.kind() === range[0].kind() && parsed.match(range)) return false;
     }
   }
-  return parsed.range() !== 'unicast';
+  if (parsed.range() !== 'unicast') return true;
+  return parsed.kind() === 'ipv6' && !parsed.match(GLOBAL_UNICAST_V6);
 }
+
+/** A host name lookup as node:net calls it (`lookup` of a request's options). */
+export type ConnectLookup = (
+  hostname: string,
+  options: LookupOptions,
+  callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+) => void;
+
+/**
+ * The lookup deliveries connect with: the system's answer, refused whole when any address in it
+ * is one `addressRefused` refuses. The agents check again with their own rule; this one holds
+ * the ranges theirs lets through (the IPv4-compatible ::/96, and IPv6 outside 2000::/3).
+ */
+export function refusingLookup(
+  allowHosts: readonly string[],
+  resolve: ConnectLookup = dnsCallbackLookup as ConnectLookup,
+): ConnectLookup {
+  return (hostname, options, callback) => {
+    resolve(hostname, options, (error, address, family) => {
+      if (error) return callback(error, address, family);
+      const addresses = typeof address === 'string' ? [address] : address.map((entry) => entry.address);
+      const refused = addresses.find((candidate) => addressRefused(candidate, allowHosts));
+      if (refused === undefined) return callback(null, address, family);
+      callback(refusedAddressError(refused), address, family);
+    });
+  };
+}
+
+/** What a refused address fails with: `describeError` words it as PRIVATE_ADDRESS_ERROR. */
+const refusedAddressError = (address: string) =>
+  Object.assign(new Error(`connecting to ${address} is not allowed`), { code: 'EREFUSEDADDRESS' });
 
 /**
  * Whether the URL's host resolves, now, to an address a delivery would be refused: the check made
@@ -147,11 +190,13 @@ export function sanitizeExcerpt(bytes: Buffer): string {
 export class OutboundClient {
   private readonly httpAgent: http.Agent;
   private readonly httpsAgent: https.Agent;
+  private readonly lookup: ConnectLookup;
 
   constructor(private readonly options: OutboundOptions) {
     const filter = { allowIPAddressList: [...options.allowHosts], keepAlive: false };
     this.httpAgent = new RequestFilteringHttpAgent(filter);
     this.httpsAgent = new RequestFilteringHttpsAgent(filter);
+    this.lookup = refusingLookup(options.allowHosts);
   }
 
   /** POSTs the body with these headers; never throws. */
@@ -164,6 +209,11 @@ export class OutboundClient {
     const problem = endpointUrlProblem(url, this.options);
     if (problem !== undefined) return Promise.resolve({ status: 0, ok: false, error: `${URL_REFUSED}${problem}` });
     const target = new URL(url);
+    // An address literal is never looked up: judged here by the same rule as a name's addresses.
+    const literal = target.hostname.replace(/^\[(.*)\]$/, '$1');
+    if (net.isIP(literal) !== 0 && addressRefused(literal, this.options.allowHosts)) {
+      return Promise.resolve({ status: 0, ok: false, error: PRIVATE_ADDRESS_ERROR });
+    }
     const secure = target.protocol === 'https:';
     const payload = Buffer.from(body, 'utf8');
     return new Promise((resolve) => {
@@ -177,6 +227,7 @@ export class OutboundClient {
       const request = (secure ? https : http).request(target, {
         method: 'POST',
         agent: secure ? this.httpsAgent : this.httpAgent,
+        lookup: this.lookup,
         headers: {
           ...headers,
           'content-type': 'application/json',

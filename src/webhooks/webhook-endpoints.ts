@@ -183,9 +183,6 @@ export async function createEndpoint(
   if ('ok' in checked) return checked;
   const webhooks = deps.store.webhooks();
   if ((await deps.store.accountByUsername(account)) === undefined) return { ok: false, problem: 'account_not_found' };
-  if ((await webhooks.endpoints(account)).length >= MAX_ENDPOINTS_PER_ACCOUNT) {
-    return invalid('limit', `an account may have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints`);
-  }
   const secret = generateWebhookSecret();
   const row = newEndpointRow(
     {
@@ -198,7 +195,12 @@ export async function createEndpoint(
     },
     Date.now(),
   );
-  if (!(await webhooks.createEndpoint(row))) return { ok: false, problem: 'account_not_found' };
+  // The cap is counted where the endpoint is written, in one step: adds made at once cannot pass it together.
+  const created = await webhooks.createEndpoint(row, MAX_ENDPOINTS_PER_ACCOUNT);
+  if (created === 'no_account') return { ok: false, problem: 'account_not_found' };
+  if (created === 'limit') {
+    return invalid('limit', `an account may have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints`);
+  }
   return { ok: true, id: row.id, secret };
 }
 

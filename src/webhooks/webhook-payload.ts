@@ -22,7 +22,7 @@ export function payloadVariant(variants: readonly VariantConfig[], lang: string)
  * "timestamp", "account", "data"}`. A purchase event's `data` holds `purchase`, the contract's
  * Purchase object in the endpoint's variant, made by the very serialisers the validation endpoint
  * uses (its item as it is now, the purchase as the change left it), and `status` (`active`,
- * `refunded`, `cancelled`). `api_key.rotated` holds `old_key_works_until` (never a key).
+ * `refunded`, `cancelled`); `item` is null when the item is no longer the event's seller's. `api_key.rotated` holds `old_key_works_until` (never a key).
  */
 export async function webhookPayload(event: WebhookEventRow, lang: string, context: PayloadContext): Promise<string> {
   const head = `{"id":${text(event.id)},"type":${text(event.type)},"timestamp":${text(new Date(event.occurred_at).toISOString())},"account":${text(event.account)},"data":`;
@@ -32,11 +32,14 @@ export async function webhookPayload(event: WebhookEventRow, lang: string, conte
 async function eventData(event: WebhookEventRow, lang: string, context: PayloadContext): Promise<string> {
   if (!event.type.startsWith('purchase.')) return eventFields(event.data);
   const purchase = JSON.parse(event.data) as PurchaseRecord;
-  const item = await context.item(purchase.item_id);
-  if (!item) throw new Error('the purchase item is no longer in the store');
+  const found = await context.item(purchase.item_id);
+  // Only what the event's seller owns now: an item since moved to another seller (or deleted) is
+  // null, its support end left out with it, on the first attempt as on a retry or a replay.
+  const item = found !== undefined && found.account === event.account ? found : undefined;
   const money = payloadVariant(context.variants, lang);
-  const [before, after] = serializePurchaseAroundItem(purchase, item.supported === 1, money, context.support);
-  return `{"purchase":${before}${serializeItem(item, money)}${after},"status":${text(purchase.status)}}`;
+  const [before, after] = serializePurchaseAroundItem(purchase, item?.supported === 1, money, context.support);
+  const itemText = item === undefined ? 'null' : serializeItem(item, money);
+  return `{"purchase":${before}${itemText}${after},"status":${text(purchase.status)}}`;
 }
 
 /** An account event's own fields, times as ISO 8601. */

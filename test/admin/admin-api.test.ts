@@ -261,6 +261,44 @@ describe.each(TEST_STORES)('admin API on %s', (kind) => {
     expect([(await details(KEY)).statusCode, (await details(rotated)).statusCode]).toEqual([200, 401]);
   });
 
+  it("refuses an import giving a new account another account's rotated-away key, unless ?replace_keys=true", async () => {
+    const rotated = (
+      await t.app.inject({ method: 'POST', url: '/admin/v1/accounts/jdoe/api-key', headers: AUTH })
+    ).json().api_key;
+    const headers = { ...AUTH, 'content-type': 'application/x-ndjson' };
+    const newcomer = `${JSON.stringify({
+      type: 'account',
+      username: 'newcomer',
+      email: 'newcomer@example.com',
+      registered_at: '2023-01-02T03:04:05Z',
+      api_key: KEY,
+    })}\n`;
+    const refused = await t.app.inject({ method: 'POST', url: '/admin/v1/import', headers, payload: newcomer });
+    expectAdminJson(refused, 422, {
+      code: 'import_rejected',
+      message: 'import failed: 1 bad line; nothing was written',
+      errors: [
+        'line 1: account: api_key is a key another account had before and that was replaced; importing it would ' +
+          'bring it back for this account (to do so: import --replace-keys, or replace_keys=true in the admin API)',
+      ],
+      error_count: 1,
+    });
+    expect(refused.body).not.toContain(KEY);
+    expect([(await details(KEY)).statusCode, (await details(rotated)).statusCode]).toEqual([401, 200]);
+    expect(await t.store.accountByUsername('newcomer')).toBeUndefined();
+
+    // jdoe takes its key back, as the operator may: the rest of these tests use it.
+    const back = `${JSON.stringify(accountLine({ api_key: KEY }))}\n`;
+    const restored = await t.app.inject({
+      method: 'POST',
+      url: '/admin/v1/import?replace_keys=true',
+      headers,
+      payload: back,
+    });
+    expect(restored.statusCode, restored.body).toBe(200);
+    expect([(await details(KEY)).statusCode, (await details(rotated)).statusCode]).toEqual([200, 401]);
+  });
+
   it('streams the export as NDJSON that imports back', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/admin/v1/export', headers: AUTH });
     expect(response.statusCode).toBe(200);

@@ -110,6 +110,7 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
     'ADMIN_TOKEN',
     'WORKERS',
     'METRICS_PORT',
+    'METRICS_HOST',
   ];
   for (const name of settings) {
     delete env[name];

@@ -342,6 +342,38 @@ describe.each(TEST_STORES)('import upserts (%s)', (kind) => {
       expect(await temp.store.accountByKeyDigest(digestApiKey(keys, 'another-key-0123456789'))).toBeUndefined();
     });
 
+    it('refuses a key another account lost (rotated away, or given up earlier in the file), unless told to', async () => {
+      const ANOTHER =
+        'api_key is a key another account had before and that was replaced; importing it would bring it back ' +
+        'for this account (to do so: import --replace-keys, or replace_keys=true in the admin API)';
+      await temp.importLines([accountLine({ api_key: GIVEN_KEY })]);
+      await rotateAccountKey(temp.store, keys, 'jdoe');
+      const before = await temp.snapshot();
+      const refused = await temp.importLines([
+        accountLine({ username: 'thief', email: 't@example.com', api_key: GIVEN_KEY }),
+      ]);
+      expect(errorLines(refused)).toEqual([`line 1: account: ${ANOTHER}`]);
+      expect(JSON.stringify(refused)).not.toContain(GIVEN_KEY);
+      expect(await temp.snapshot()).toEqual(before);
+      expect(await temp.store.accountByKeyDigest(digestApiKey(keys, GIVEN_KEY))).toBeUndefined();
+
+      // A key the file itself takes from one account is not given to another either.
+      const held = await temp.importLines([accountLine({ api_key: 'third-key-0123456789' })]);
+      expect(held.ok).toBe(true);
+      const stolen = await temp.importLines([
+        accountLine({ api_key: 'fifth-key-0123456789' }),
+        accountLine({ username: 'thief', email: 't@example.com', api_key: 'third-key-0123456789' }),
+      ]);
+      expect(errorLines(stolen)).toEqual([`line 2: account: ${ANOTHER}`]);
+
+      const replaced = await temp.importLines(
+        [accountLine({ username: 'thief', email: 't@example.com', api_key: GIVEN_KEY })],
+        { replaceKeys: true },
+      );
+      expect(replaced.ok).toBe(true);
+      expect((await temp.store.accountByKeyDigest(digestApiKey(keys, GIVEN_KEY)))?.username).toBe('thief');
+    });
+
     it('gives each new account without a key a fresh one', async () => {
       await temp.importLines([accountLine(), accountLine({ username: 'second' })]);
       const first = await temp.store.accountByUsername('jdoe');

@@ -83,7 +83,7 @@ describe('verifyWebhook on a real delivery', () => {
     const event = await verifyWebhook(received.body, received.headers as Record<string, string>, secret);
     expect(event.type).toBe('purchase.refunded');
     const refund = event as PurchaseRefundedEvent;
-    expect([refund.data.status, refund.data.purchase.purchase_code, refund.data.purchase.item.id]).toEqual([
+    expect([refund.data.status, refund.data.purchase.purchase_code, refund.data.purchase.item?.id]).toEqual([
       'refunded',
       'CODE-2',
       101,

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -74,5 +74,31 @@ describe('the server refuses to start', () => {
         'create it (mkdir -m 700) or name another path\n',
     );
     expect(existsSync(missing)).toBe(false);
+  });
+
+  it.each([
+    ['0777', 'group and others'],
+    ['0770', 'group'],
+    ['1703', 'others'],
+  ])('with an SQLite store in a directory of mode %s, which %s may write to', async (mode, who) => {
+    const open = join(dir, `open-${mode}`);
+    mkdirSync(open);
+    chmodSync(open, Number.parseInt(mode, 8));
+    const server = start(dir, { DATABASE_URL: `sqlite:${join(open, 'x.db')}`, SECRET_KEY: RIGHT_SECRET });
+    expect(await server.exited()).toBe(1);
+    expect(server.stderr()).toBe(
+      `marketplace-api failed to start: DATABASE_URL: the directory ${open} of the SQLite store may be written by ${who} ` +
+        `(mode ${mode}), who could replace the store or its secret: run chmod go-w ${open} (or chmod 700 ${open}), ` +
+        "or name a path in a directory of this user's own\n",
+    );
+    expect(existsSync(join(open, 'x.db'))).toBe(false);
+    expect(server.stdout()).not.toContain('listening');
+
+    // Once the chmod is run, it starts.
+    chmodSync(open, 0o700);
+    const again = start(dir, { DATABASE_URL: `sqlite:${join(open, 'x.db')}`, SECRET_KEY: RIGHT_SECRET });
+    await again.waitFor(/Server listening at/);
+    again.child.kill('SIGTERM');
+    expect(await again.exited()).toBe(0);
   });
 });

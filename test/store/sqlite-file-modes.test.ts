@@ -45,4 +45,16 @@ describe('the SQLite store files', () => {
     );
     expect(existsSync(missing)).toBe(false);
   });
+
+  it('are refused in an existing directory group or others may write to, which is left as it is', async () => {
+    const dir = fresh();
+    chmodSync(dir, 0o775);
+    await expect(openStore({ kind: 'sqlite', path: join(dir, 'x.db') })).rejects.toThrow(
+      `DATABASE_URL: the directory ${dir} of the SQLite store may be written by group (mode 0775)`,
+    );
+    expect(modeOf(dir)).toBe(0o775);
+    expect(existsSync(join(dir, 'x.db'))).toBe(false);
+    chmodSync(dir, 0o755);
+    await (await openStore({ kind: 'sqlite', path: join(dir, 'x.db') })).close();
+  });
 });

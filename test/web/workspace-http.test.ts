@@ -12,7 +12,7 @@ const PASSWORD = 'a long enough password';
 const SECURITY_HEADERS = {
   'cache-control': 'no-store',
   'content-security-policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; " +
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; " +
     "frame-ancestors 'none'; base-uri 'none'",
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
@@ -171,11 +171,38 @@ describe.each(TEST_STORES)('workspace over HTTP (%s)', (kind) => {
       cookies: jar,
       headers: { host: 'shop.test' },
     });
-    const key = /<template id="api-key-value">([^<]+)<\/template>/.exec(settings.body)?.[1] as string;
-    expect(key).toBeDefined();
+    // The masked page holds no key at all; Copy asks for it, with the page's CSRF token, as Show does.
+    const asked = await t.app.inject({
+      method: 'POST',
+      url: '/pt/workspace/settings/key',
+      cookies: jar,
+      headers: { host: 'shop.test' },
+      payload: { _csrf: tokenIn(settings.body) },
+    });
+    expect(asked.statusCode).toBe(200);
+    expect(asked.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(asked.headers['cache-control']).toBe('no-store');
+    const { key, examples } = asked.json() as { key: string; examples: { curl: string; php: string } };
+    expect(key).toBe(ANN_KEY);
+    expect(settings.body).not.toContain(key);
+    expect(settings.body).not.toContain('<template');
+    expect(examples.curl).toBe(
+      "curl -X POST 'http://shop.test/pt/api/purchases/validation' \\\n" +
+        `  -H 'X-Api-Key: ${key}' \\\n  -d 'purchase_code=CODIGO-DE-COMPRA'`,
+    );
+    expect(examples.php).toContain(`CURLOPT_HTTPHEADER => ['X-Api-Key: ${key}'],`);
+    // Without the token (another site's form, a stale page), nothing.
+    const forged = await t.app.inject({
+      method: 'POST',
+      url: '/pt/workspace/settings/key',
+      cookies: jar,
+      payload: { _csrf: 'forged' },
+    });
+    expect(forged.statusCode).toBe(403);
+    expect(forged.body).not.toContain(key);
     const mask = `${'•'.repeat(20)}${key.slice(-4)}`;
     expect(settings.body).toContain(
-      `<pre class="code"><code>curl -X POST &#39;http://shop.test/pt/api/purchases/validation&#39; \\\n  -H &#39;X-Api-Key: ${mask}&#39; \\\n  -d &#39;purchase_code=CODIGO-DE-COMPRA&#39;</code></pre>`,
+      `<pre class="code" data-example="curl"><code>curl -X POST &#39;http://shop.test/pt/api/purchases/validation&#39; \\\n  -H &#39;X-Api-Key: ${mask}&#39; \\\n  -d &#39;purchase_code=CODIGO-DE-COMPRA&#39;</code></pre>`,
     );
     expect(settings.body).toContain(`CURLOPT_HTTPHEADER =&gt; [&#39;X-Api-Key: ${mask}&#39;],`);
     expect(settings.body).toContain('<a href="/pt/docs">Ler a documentação da API</a>');

@@ -4,11 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setPasswordCommand } from '../../src/cli/set-password-command.js';
 import { hashCost } from '../../src/domain/password-hash-format.js';
 import { createLimits } from '../../src/limits/limits.js';
-import {
-  createPasswordChecker,
-  mostCommonCost,
-  PasswordChecksBusyError,
-} from '../../src/passwords/password-checker.js';
+import { checkCosts, createPasswordChecker, PasswordChecksBusyError } from '../../src/passwords/password-checker.js';
 import { checkPasswordSync, hashLike, hashPassword } from '../../src/passwords/password-hash.js';
 import { createLoginAttempts } from '../../src/web/login-attempts.js';
 import { createWorkspaceSessions } from '../../src/web/workspace-sessions.js';
@@ -280,7 +276,7 @@ describe.each(TEST_STORES)('workspace logins and sessions (%s)', (kind) => {
     const reload = await t.app.inject({ url: `${base}/workspace/settings`, cookies: jar });
     expect(reload.statusCode).toBe(200);
     expect(reload.body).not.toContain('data-revealed');
-    expect(reload.body).toContain(`<template id="api-key-value">${newKey}</template>`);
+    expect(reload.body).not.toContain(newKey);
     return newKey;
   }
 
@@ -419,6 +415,37 @@ describe('password checks off the event loop', () => {
 });
 
 describe('the password checker', () => {
+  it('runs the same checks for an unknown user as for an account of any hash kind: the kind and cost of each', async () => {
+    const bcrypt4 = bcrypt.hashSync('bcrypt-password', 4).replace(/^\$2b\$/, '$2y$');
+    const scrypt10 = hashLike('scrypt:ln=10,r=8,p=1');
+    const seen: (readonly string[])[] = [];
+    const checker = createPasswordChecker({
+      threads: 1,
+      storedHashes: async () => [bcrypt4, scrypt10, bcrypt4],
+      onCheck: (costs) => seen.push(costs),
+    });
+    try {
+      const all = ['bcrypt:4', 'scrypt:ln=10,r=8,p=1', 'scrypt:ln=15,r=8,p=1'];
+      expect(await checker.verify('bcrypt-password', bcrypt4)).toEqual({ matches: true, needsRehash: true });
+      expect(await checker.verify('wrong-password', bcrypt4)).toEqual({ matches: false, needsRehash: false });
+      const current = await hashPassword('scrypt-password');
+      expect(await checker.verify('scrypt-password', current)).toEqual({ matches: true, needsRehash: false });
+      // An unknown user (no hash), and an account whose hash is of no kind checked here.
+      await checker.verifyAgainstDummy('anything-at-all');
+      expect(await checker.verify('plain', 'plain')).toEqual({ matches: false, needsRehash: false });
+      expect(seen).toEqual([all, all, all, all, all]);
+
+      // A kind met later (an import since the start) is run by every check from then on, unknown users' too.
+      const bcrypt5 = bcrypt.hashSync('later-password', 5);
+      expect(await checker.verify('later-password', bcrypt5)).toEqual({ matches: true, needsRehash: true });
+      await checker.verifyAgainstDummy('anything-at-all');
+      const more = ['bcrypt:4', 'bcrypt:5', 'scrypt:ln=10,r=8,p=1', 'scrypt:ln=15,r=8,p=1'];
+      expect(seen.slice(5)).toEqual([more, more]);
+    } finally {
+      await checker.close();
+    }
+  });
+
   it('refuses a check at once when its queue is full, rather than piling up', async () => {
     const checker = createPasswordChecker({ threads: 1, maxQueue: 1 });
     try {
@@ -433,12 +460,17 @@ describe('the password checker', () => {
     }
   });
 
-  it('item 5: the dummy hash is of the kind and cost most stored hashes have', () => {
+  it('item 5: checks run against a hash of each kind and cost stored, and of the current scrypt', () => {
     const laravel = bcrypt.hashSync('x', 4).replace(/^\$2b\$04\$/, '$2y$10$');
-    expect(mostCommonCost([laravel, laravel, `$scrypt$ln=15,r=8,p=1$AAAAAAAAAAAAAAAAAAAAAA$${'A'.repeat(43)}`])).toBe(
+    expect(checkCosts([laravel, laravel, `$scrypt$ln=15,r=8,p=1$AAAAAAAAAAAAAAAAAAAAAA$${'A'.repeat(43)}`])).toEqual([
       'bcrypt:10',
-    );
-    expect(mostCommonCost([])).toBeUndefined();
+      'scrypt:ln=15,r=8,p=1',
+    ]);
+    expect(checkCosts([])).toEqual(['scrypt:ln=15,r=8,p=1']);
+    // A hash this service does not check (past the caps, of no known kind) adds no kind.
+    expect(checkCosts([bcrypt.hashSync('x', 4).replace(/^\$2b\$04\$/, '$2y$13$'), 'plain'])).toEqual([
+      'scrypt:ln=15,r=8,p=1',
+    ]);
     expect(hashCost(hashLike('bcrypt:10'))).toBe('bcrypt:10');
     expect(hashCost(hashLike('scrypt:ln=14,r=8,p=1'))).toBe('scrypt:ln=14,r=8,p=1');
     // Nothing stored, or a kind past the caps: the current scrypt.

@@ -39,7 +39,16 @@ describe.each(TEST_STORES)('webhook URLs checked when added (%s)', (kind) => {
   });
 
   it('the admin API refuses private addresses and names that resolve to one, 422 with its reason', async () => {
-    for (const url of ['https://127.0.0.1:9/hook', 'https://10.1.2.3/in', 'https://[::1]/in', 'https://localhost/in']) {
+    for (const url of [
+      'https://127.0.0.1:9/hook',
+      'https://10.1.2.3/in',
+      'https://[::1]/in',
+      'https://localhost/in',
+      'https://[::127.0.0.1]/in',
+      'https://[::ffff:10.0.0.1]/in',
+      'https://[64:ff9b::a00:1]/in',
+      'https://100.64.0.1/in',
+    ]) {
       const answer = await adminJson(t, 'POST', '/admin/v1/accounts/ann/webhooks', {
         url,
         events: ['purchase.created'],
@@ -96,7 +105,7 @@ describe.each(TEST_STORES)('webhook URLs checked when added (%s)', (kind) => {
       },
       Date.now(),
     );
-    expect(await t.store.webhooks().createEndpoint(row)).toBe(true);
+    expect(await t.store.webhooks().createEndpoint(row, 10)).toBe('created');
     const test = await t.app.inject({
       method: 'POST',
       url: '/admin/v1/accounts/ann/webhooks/we_refused/test',
@@ -131,6 +140,44 @@ describe.each(TEST_STORES)('webhook URLs checked when added (%s)', (kind) => {
       expect(page.body).not.toContain('refused: the address is private');
     }
     await adminJson(t, 'DELETE', '/admin/v1/accounts/ann/webhooks/we_refused');
+  });
+
+  it('keeps the cap of 10 endpoints when 40 adds arrive at once, from the admin API and the workspace', async () => {
+    const { jar } = await logIn(t.app, '', 'ann', PASSWORD);
+    const page = await t.app.inject({ url: '/workspace/webhooks', cookies: jar });
+    const cookies = keep(jar, page);
+    const csrf = tokenIn(page.body);
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, n) =>
+        n % 2 === 0
+          ? adminJson(t, 'POST', '/admin/v1/accounts/ann/webhooks', {
+              url: `https://93.184.215.14/admin-${n}`,
+              events: ['purchase.created'],
+            }).then((answer) => answer.status)
+          : t.app
+              .inject({
+                method: 'POST',
+                url: '/workspace/webhooks',
+                cookies,
+                payload: { _csrf: csrf, url: `https://93.184.215.14/page-${n}`, events: 'purchase.created' },
+              })
+              .then((answer) => answer.statusCode),
+      ),
+    );
+    const added = answers.filter((status) => status === 201 || status === 303);
+    const refused = answers.filter((status) => status === 422);
+    expect([added.length, refused.length]).toEqual([10, 30]);
+    const endpoints = await t.store.webhooks().endpoints('ann');
+    expect(endpoints).toHaveLength(10);
+    const over = await adminJson(t, 'POST', '/admin/v1/accounts/ann/webhooks', {
+      url: 'https://93.184.215.14/one-more',
+      events: ['purchase.created'],
+    });
+    expect([over.status, over.body]).toEqual([
+      422,
+      { code: 'invalid_webhook', message: 'an account may have at most 10 webhook endpoints' },
+    ]);
+    for (const endpoint of endpoints) await adminJson(t, 'DELETE', `/admin/v1/accounts/ann/webhooks/${endpoint.id}`);
   });
 });
 
@@ -189,4 +236,59 @@ describe('the add-time address check', () => {
     expect(addressRefused('8.8.8.8', [])).toBe(false);
     expect(addressRefused('0.0.0.0', [])).toBe(true);
   });
+
+  // One address in each range a careful filter refuses, and what it is.
+  it.each([
+    ['0.1.2.3', '0.0.0.0/8, "this network"'],
+    ['10.0.0.1', '10.0.0.0/8, private'],
+    ['100.64.0.1', '100.64.0.0/10, carrier-grade NAT'],
+    ['100.127.255.254', '100.64.0.0/10, carrier-grade NAT (its end)'],
+    ['127.0.0.1', '127.0.0.0/8, loopback'],
+    ['169.254.169.254', '169.254.0.0/16, link-local (cloud metadata)'],
+    ['172.16.0.1', '172.16.0.0/12, private'],
+    ['192.0.0.8', '192.0.0.0/24, IETF protocol assignments'],
+    ['192.0.2.1', '192.0.2.0/24, documentation'],
+    ['192.88.99.1', '192.88.99.0/24, 6to4 relay anycast'],
+    ['192.168.1.1', '192.168.0.0/16, private'],
+    ['198.18.0.1', '198.18.0.0/15, benchmarking'],
+    ['198.19.255.1', '198.18.0.0/15, benchmarking (its end)'],
+    ['198.51.100.1', '198.51.100.0/24, documentation'],
+    ['203.0.113.1', '203.0.113.0/24, documentation'],
+    ['224.0.0.1', '224.0.0.0/4, multicast'],
+    ['240.0.0.1', '240.0.0.0/4, reserved'],
+    ['255.255.255.255', 'broadcast'],
+    ['::', 'unspecified'],
+    ['::1', 'loopback'],
+    ['::7f00:1', '::/96, IPv4-compatible (::127.0.0.1)'],
+    ['::a00:1', '::/96, IPv4-compatible (::10.0.0.1)'],
+    ['::808:808', '::/96, IPv4-compatible, even of a public address'],
+    ['::ffff:127.0.0.1', '::ffff:0:0/96, IPv4-mapped'],
+    ['::ffff:8.8.8.8', '::ffff:0:0/96, IPv4-mapped, even of a public address'],
+    ['::ffff:0:a00:1', '::ffff:0:0:0/96, IPv4-translated'],
+    ['64:ff9b::7f00:1', '64:ff9b::/96, NAT64'],
+    ['64:ff9b:1::a00:1', '64:ff9b:1::/48, local NAT64'],
+    ['100::1', '100::/64, discard'],
+    ['2001::1', '2001::/32, Teredo'],
+    ['2001:2::1', '2001:2::/48, benchmarking'],
+    ['2001:db8::1', '2001:db8::/32, documentation'],
+    ['2002:7f00:1::1', '2002::/16, 6to4 (of 127.0.0.1)'],
+    ['2002:a00:1::1', '2002::/16, 6to4 (of 10.0.0.1)'],
+    ['3fff::1', '3fff::/20, documentation'],
+    ['fc00::1', 'fc00::/7, unique local'],
+    ['fd12:3456::1', 'fc00::/7, unique local'],
+    ['fe80::1', 'fe80::/10, link-local'],
+    ['fec0::1', 'fec0::/10, site-local'],
+    ['ff02::1', 'ff00::/8, multicast'],
+    ['4000::1', 'outside 2000::/3, not assigned'],
+    ['5f00::1', '5f00::/16, segment routing'],
+  ])('refuses %s (%s)', (address) => {
+    expect(addressRefused(address, [])).toBe(true);
+  });
+
+  it.each([['93.184.215.14'], ['8.8.8.8'], ['1.1.1.1'], ['2606:4700:4700::1111'], ['2a00:1450:4001::200e']])(
+    'lets the public address %s through',
+    (address) => {
+      expect(addressRefused(address, [])).toBe(false);
+    },
+  );
 });

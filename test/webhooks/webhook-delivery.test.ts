@@ -3,7 +3,7 @@ import { buildOpenApiDocument } from '../../src/openapi/openapi-document.js';
 import { webhookEventSchemas } from '../../src/schemas/webhook-schemas.js';
 import { createContractAjv, keyOrderProblems } from '../helpers/response-contract.js';
 import { TEST_STORES, type TestApp } from '../helpers/test-app.js';
-import { purchaseLine } from '../importer/import-fixtures.js';
+import { accountLine, itemLine, purchaseLine } from '../importer/import-fixtures.js';
 import {
   AUTH,
   addEndpoint,
@@ -245,6 +245,40 @@ describe.each(TEST_STORES)('signed webhooks on %s', (kind) => {
     );
     const ids = new Set(receiver.received.filter((r) => r.path === '/down').map((r) => r.headers['webhook-id']));
     expect(ids.size).toBe(1);
+  });
+
+  it('sends a retry or a replay with only what the seller owns: null for an item moved to another seller', async () => {
+    const { id, secret } = await add({ url: `${url}/moved`, events: ['purchase.refunded'] });
+    await t.importLines([itemLine({ id: 202, name: 'Moving Theme' }), purchaseLine({ code: 'MOVE-1', item_id: 202 })]);
+    const since = new Date().toISOString();
+    const owned = await validatedPurchase(t, '', 'MOVE-1');
+    await t.app.inject({ method: 'POST', url: '/admin/v1/purchases/MOVE-1/refund', headers: AUTH });
+    const first = verified(secret, await receiver.waitFor((r) => r.path === '/moved'));
+    expect(first.data).toEqual({ purchase: owned, status: 'refunded' });
+
+    // The item goes to another seller: jdoe's events no longer carry it, whether retried or replayed.
+    await t.importLines([
+      accountLine({ username: 'other', email: 'other@example.com', api_key: 'other-key-0123456789abcdef' }),
+      itemLine({ id: 202, account: 'other', name: "Another seller's now" }),
+    ]);
+    const { item: _item, supported_until: _until, ...withoutItem } = owned as Record<string, unknown>;
+    const expected = { purchase: { ...withoutItem, item: null }, status: 'refunded' };
+    const eventId = first.id as string;
+    receiver.received.length = 0;
+    const retried = await adminJson(t, 'POST', `/admin/v1/accounts/jdoe/webhooks/${id}/deliveries/${eventId}/retry`);
+    expect(retried.status).toBe(200);
+    const again = verified(secret, await receiver.waitFor((r) => r.path === '/moved'));
+    expect(again).toMatchObject({ id: eventId, account: 'jdoe', data: expected });
+    expect(Object.keys((again.data as { purchase: object }).purchase)).toEqual(
+      Object.keys(owned as object).filter((key) => key !== 'supported_until'),
+    );
+
+    receiver.received.length = 0;
+    const replayed = await adminJson(t, 'POST', `/admin/v1/accounts/jdoe/webhooks/${id}/replay`, { from: since });
+    expect(replayed).toMatchObject({ status: 200, body: { replayed: 1 } });
+    const replay = verified(secret, await receiver.waitFor((r) => r.path === '/moved'));
+    expect(replay).toMatchObject({ id: eventId, data: expected });
+    expect(JSON.stringify(replay)).not.toContain("Another seller's now");
   });
 
   it('sends a test event, and signs with both secrets while a rotation overlaps', async () => {

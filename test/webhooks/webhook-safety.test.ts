@@ -1,7 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OutboundClient, sanitizeExcerpt } from '../../src/webhooks/outbound-request.js';
+import {
+  type ConnectLookup,
+  OutboundClient,
+  refusingLookup,
+  sanitizeExcerpt,
+} from '../../src/webhooks/outbound-request.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { AUTH, addEndpoint, adminJson, configWith, eventually, FAST_WEBHOOKS, LINES, TOKEN } from './fixtures.js';
 import { Receiver } from './receiver.js';
@@ -44,6 +49,12 @@ describe('outbound requests refuse private destinations (SSRF)', () => {
       'http://169.254.169.254/latest/meta-data/',
       'http://[::1]/',
       'http://0.0.0.0/',
+      `http://[::127.0.0.1]:${port}/`,
+      `http://[::ffff:127.0.0.1]:${port}/`,
+      `http://[64:ff9b::7f00:1]:${port}/`,
+      `http://[2002:7f00:1::1]:${port}/`,
+      'http://100.64.0.1/',
+      'http://198.18.0.1/',
     ]) {
       const result = await strict.post(target, {}, '{}', 2000);
       expect({ target, result }).toEqual({
@@ -52,6 +63,38 @@ describe('outbound requests refuse private destinations (SSRF)', () => {
       });
     }
     expect(receiver.received).toEqual([]);
+  });
+
+  it('refuses, at connect time, a name whose addresses include one in a refused range', async () => {
+    /** A resolver that answers every name with these addresses, as node:dns does. */
+    const answering =
+      (...addresses: string[]): ConnectLookup =>
+      (_hostname, options, callback) => {
+        const entries = addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+        if (options.all) callback(null, entries);
+        else callback(null, entries[0]?.address ?? '', entries[0]?.family);
+      };
+    const outcome = (lookup: ConnectLookup, all: boolean) =>
+      new Promise<string>((resolve) => {
+        lookup('hooks.example.com', { all }, (error, address) =>
+          resolve(error ? `${(error as NodeJS.ErrnoException).code}: ${error.message}` : JSON.stringify(address)),
+        );
+      });
+    for (const address of ['::7f00:1', '::ffff:7f00:1', '64:ff9b::a00:1', '2002:a00:1::1', 'fc00::1', '100.64.0.1']) {
+      for (const all of [true, false]) {
+        expect(await outcome(refusingLookup([], answering(address)), all)).toBe(
+          `EREFUSEDADDRESS: connecting to ${address} is not allowed`,
+        );
+      }
+    }
+    // One refused address among public ones refuses the name.
+    expect(await outcome(refusingLookup([], answering('93.184.215.14', '::7f00:1')), true)).toBe(
+      'EREFUSEDADDRESS: connecting to ::7f00:1 is not allowed',
+    );
+    expect(await outcome(refusingLookup([], answering('93.184.215.14')), false)).toBe('"93.184.215.14"');
+    expect(await outcome(refusingLookup(['100.64.0.0/10'], answering('100.64.0.1')), true)).toBe(
+      JSON.stringify([{ address: '100.64.0.1', family: 4 }]),
+    );
   });
 
   it('refuses http:// unless allowed, and a URL with credentials', async () => {

@@ -1,13 +1,48 @@
 // Copy, the one control that needs a script: everything else is a plain form.
 
 /**
- * The key to copy: the revealed text, or, while masked, the inert <template> beside it (the page's
- * Content-Security-Policy allows no fetch, so the key has to be in the page for Copy to work).
+ * The key and the examples with it, asked for as Show asks (a POST with the page's CSRF token): a
+ * masked page never holds the key, so Copy fetches it. Rejects when the server says no.
  */
+async function fetchKey(button) {
+  const response = await fetch(button.dataset.keyUrl, {
+    method: 'POST',
+    body: new URLSearchParams({ _csrf: button.dataset.csrf }),
+    credentials: 'same-origin',
+    headers: { accept: 'application/json' },
+  });
+  if (!response.ok) throw new Error('the key could not be fetched');
+  return response.json();
+}
+
+/** The key's Copy button; undefined on a page without a key. */
+const keyButton = () => document.querySelector('button[data-copy]');
+
+/** Whether the key is shown on the page (after Show, or a new key). */
+const keyRevealed = () => document.getElementById('api-key')?.dataset.revealed === 'true';
+
+/** The text to copy, as a promise: the revealed key, or the fetched one. */
 function keyToCopy(button) {
-  const target = document.getElementById(button.dataset.copy);
-  if (target.dataset.revealed === 'true') return target.textContent.trim();
-  return document.getElementById(`${button.dataset.copy}-value`).content.textContent.trim();
+  if (keyRevealed()) return Promise.resolve(document.getElementById(button.dataset.copy).textContent.trim());
+  return fetchKey(button).then((answer) => answer.key);
+}
+
+/**
+ * Writes text the page must first fetch: as a ClipboardItem whose content is a promise, where the
+ * browser has it (Safari allows a write only within the click, and the fetch outlasts it), else
+ * once it arrives.
+ */
+async function writeLater(text) {
+  if (typeof ClipboardItem !== 'undefined' && navigator.clipboard.write) {
+    const blob = text.then((value) => new Blob([value], { type: 'text/plain' }));
+    try {
+      await navigator.clipboard.write([new ClipboardItem({ 'text/plain': blob })]);
+      return;
+    } catch {
+      // Some browsers take no promise in a ClipboardItem: the text is written once it is here.
+    }
+  }
+  await navigator.clipboard.writeText(await text);
 }
 
 /**
@@ -23,7 +58,7 @@ function setUpCopy(button) {
     status.classList.remove('failed');
     reset();
     try {
-      await navigator.clipboard.writeText(keyToCopy(button));
+      await writeLater(keyToCopy(button));
       button.classList.add('done');
       status.textContent = button.dataset.copied;
     } catch {
@@ -40,13 +75,16 @@ for (const button of document.querySelectorAll('button[data-copy]')) {
 }
 
 /**
- * What a code example's Copy takes: the <template class="copy-source"> right after it (the example
- * with the key itself, while the page shows it masked), else the text shown.
+ * What a code example's Copy takes, as a promise: while the key is masked (data-example), the
+ * example with the key, fetched as the key's Copy fetches it; else the text shown.
  */
 function exampleSource(pre) {
-  const next = pre.nextElementSibling;
-  const source = next?.tagName === 'TEMPLATE' && next.classList.contains('copy-source') ? next : undefined;
-  return () => (source ? source.content.textContent : pre.textContent).trim();
+  const name = pre.dataset.example;
+  return () => {
+    const button = keyButton();
+    if (name === undefined || button === null || keyRevealed()) return Promise.resolve(pre.textContent.trim());
+    return fetchKey(button).then((answer) => answer.examples[name].trim());
+  };
 }
 
 /**
@@ -110,10 +148,12 @@ function addExampleCopy(pre, index) {
     const text = exampleText();
     let done = false;
     try {
-      await navigator.clipboard.writeText(text);
+      await writeLater(text);
       done = true;
     } catch {
-      done = copyByCommand(text);
+      // Never the masked text in place of the key: a failed fetch copies nothing.
+      const value = await text.catch(() => undefined);
+      done = value !== undefined && copyByCommand(value);
     }
     if (!done) selectExample(pre);
     button.textContent = done ? copied : copy;

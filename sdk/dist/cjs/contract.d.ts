@@ -253,7 +253,22 @@ export interface PurchaseCreatedEvent {
     /** The username of the seller the event is about */
     account: string;
     data: {
-        purchase: Purchase;
+        purchase: {
+            /** The code as stored */
+            purchase_code: string;
+            license_type: 'Regular' | 'Extended';
+            /** The price paid, in the variant's currency, at most two decimals */
+            price: number;
+            /** The variant's ISO 4217 currency code */
+            currency: string;
+            /** The item as it is now; null when it is no longer this seller's (moved to another, or deleted) */
+            item: Item | null;
+            /** Only when support is enabled, the item is supported and the purchase has an end date */
+            supported_until?: string;
+            downloaded: boolean;
+            /** ISO 8601 UTC with milliseconds, such as 2024-05-01T12:00:00.000Z */
+            date: string;
+        };
         /** The purchase's status after the change */
         status: 'active' | 'refunded' | 'cancelled';
     };
@@ -268,7 +283,22 @@ export interface PurchaseRefundedEvent {
     /** The username of the seller the event is about */
     account: string;
     data: {
-        purchase: Purchase;
+        purchase: {
+            /** The code as stored */
+            purchase_code: string;
+            license_type: 'Regular' | 'Extended';
+            /** The price paid, in the variant's currency, at most two decimals */
+            price: number;
+            /** The variant's ISO 4217 currency code */
+            currency: string;
+            /** The item as it is now; null when it is no longer this seller's (moved to another, or deleted) */
+            item: Item | null;
+            /** Only when support is enabled, the item is supported and the purchase has an end date */
+            supported_until?: string;
+            downloaded: boolean;
+            /** ISO 8601 UTC with milliseconds, such as 2024-05-01T12:00:00.000Z */
+            date: string;
+        };
         /** The purchase's status after the change */
         status: 'active' | 'refunded' | 'cancelled';
     };
@@ -283,7 +313,22 @@ export interface PurchaseCancelledEvent {
     /** The username of the seller the event is about */
     account: string;
     data: {
-        purchase: Purchase;
+        purchase: {
+            /** The code as stored */
+            purchase_code: string;
+            license_type: 'Regular' | 'Extended';
+            /** The price paid, in the variant's currency, at most two decimals */
+            price: number;
+            /** The variant's ISO 4217 currency code */
+            currency: string;
+            /** The item as it is now; null when it is no longer this seller's (moved to another, or deleted) */
+            item: Item | null;
+            /** Only when support is enabled, the item is supported and the purchase has an end date */
+            supported_until?: string;
+            downloaded: boolean;
+            /** ISO 8601 UTC with milliseconds, such as 2024-05-01T12:00:00.000Z */
+            date: string;
+        };
         /** The purchase's status after the change */
         status: 'active' | 'refunded' | 'cancelled';
     };
@@ -298,7 +343,22 @@ export interface PurchaseDownloadedEvent {
     /** The username of the seller the event is about */
     account: string;
     data: {
-        purchase: Purchase;
+        purchase: {
+            /** The code as stored */
+            purchase_code: string;
+            license_type: 'Regular' | 'Extended';
+            /** The price paid, in the variant's currency, at most two decimals */
+            price: number;
+            /** The variant's ISO 4217 currency code */
+            currency: string;
+            /** The item as it is now; null when it is no longer this seller's (moved to another, or deleted) */
+            item: Item | null;
+            /** Only when support is enabled, the item is supported and the purchase has an end date */
+            supported_until?: string;
+            downloaded: boolean;
+            /** ISO 8601 UTC with milliseconds, such as 2024-05-01T12:00:00.000Z */
+            date: string;
+        };
         /** The purchase's status after the change */
         status: 'active' | 'refunded' | 'cancelled';
     };

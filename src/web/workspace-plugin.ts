@@ -639,7 +639,7 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
         t,
         validationUrl(request),
         key,
-        await exampleCodeOf(store, who.account.username),
+        await exampleCodeOf(store, activity, who.account.username),
       );
       return reply.send(JSON.stringify({ key, examples: { curl: example.curl, php: example.php } }));
     });

@@ -269,7 +269,10 @@ function postgresFunction(logged: LoggedTable): string {
   $fn$;`;
 }
 
-/** The statement-level trigger the service used before the log: removed where it is still there. */
+/**
+ * The statement-level trigger the service used before the log: removed where it is still there
+ * (looked for first: dropping a trigger locks its table, which a start should not do for nothing).
+ */
 const OLD_NOTIFY_TRIGGER = 'marketplace_notify_change';
 
 /**
@@ -288,7 +291,9 @@ export function postgresChangeLogSql(): string {
   END IF;`;
     return `
   ${postgresFunction(logged)}
-  DROP TRIGGER IF EXISTS ${OLD_NOTIFY_TRIGGER} ON ${table};${trigger(
+  IF EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = '${OLD_NOTIFY_TRIGGER}' AND tgrelid = '${table}'::regclass) THEN
+    DROP TRIGGER ${OLD_NOTIFY_TRIGGER} ON ${table};
+  END IF;${trigger(
     'marketplace_log_write',
     `AFTER INSERT OR DELETE ON ${table} FOR EACH ROW EXECUTE FUNCTION ${fn}`,
   )}${trigger(

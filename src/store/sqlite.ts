@@ -257,7 +257,7 @@ function sqliteChangeFeed(sqlite: BetterSqlite3.Database, snapshot: ReadSnapshot
 /**
  * Where an SQLite store's activity tables live: a file beside the store's, `marketplace-activity.db`
  * for `marketplace.db`. Not the store's own file: every commit there changes its data_version,
- * which tells every other process (WORKERS, the CLI) to drop its caches, and activity is flushed
+ * which makes every other process (WORKERS, the CLI) read the change log, and activity is flushed
  * every few seconds by every process.
  */
 export function activityPathOf(storePath: string): string {

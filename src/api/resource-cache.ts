@@ -5,6 +5,7 @@ import type { CacheMetrics, ServiceMetrics } from '../metrics/service-metrics.js
 import { type MarketbobAccess, marketbobAccess, serializeMarketbobItem } from '../records/marketbob-serialize.js';
 import type { AccountRow, AccountStatus, ItemRow, ItemStatus, ListedItem, PurchaseRow } from '../records/rows.js';
 import { serializeItemTail } from '../records/serialize.js';
+import type { StoreChanges } from '../store/change-log.js';
 import type { Store } from '../store/store.js';
 import type { VariantRuntime } from '../variants/variant-runtime.js';
 import { answerShapeOf } from './answer-shape.js';
@@ -143,11 +144,11 @@ function withJson<Entry extends { readonly json: readonly (Buffer | undefined)[]
 /**
  * What the hot path reads again and again, kept in memory and bounded: API key → account and
  * item id → item, each serialised once per variant when first read; a seller's approved items
- * list per variant; and the purchases most recently validated. Everything is dropped at once
- * whenever the store says another writer changed it (asked once per request, by `refresh`), so no
- * answer is ever staler than the store.
+ * list per variant; and the purchases most recently validated. What a write changed is dropped
+ * once the store's change log names it (asked once per request, by `refresh`), whoever wrote it,
+ * so no answer is ever staler than the store; what it did not change stays cached.
  *
- * Each clearing starts a new generation. A lookup notes the generation before it asks the store
+ * Each change heard starts a new generation. A lookup notes the generation before it asks the store
  * and keeps what it read only if no clearing happened meanwhile: a read that began before a change
  * (a key rotated, an account suspended, a code refunded) and lands after the change was heard
  * would otherwise put the old row back, to be served until some unrelated write cleared it again.
@@ -219,18 +220,86 @@ export class ResourceCache {
     this.purchases = new LRUCache({ maxSize: budgets.purchases, sizeCalculation: sizeOfPurchase });
   }
 
-  /** Drops everything if the store was changed elsewhere since the last call; `now` as Store.changedSinceLastCheck. */
+  /**
+   * Drops what the store says changed since the last call (by any writer: this process, another,
+   * the CLI, another instance), and only that; `now` as Store.changedSinceLastCheck.
+   */
   refresh(now?: number): void {
-    if (this.store.changedSinceLastCheck(now)) {
-      this.generation++;
+    const changes = this.store.changesSinceLastCheck(now);
+    if (changes === undefined) return;
+    this.generation++;
+    if (changes.all) {
+      this.clear();
+      return;
+    }
+    this.drop(changes);
+  }
+
+  private clear(): void {
+    this.accounts.clear();
+    this.unknownKeys.clear();
+    this.items.clear();
+    this.missingItems.clear();
+    this.itemLists.clear();
+    this.purchases.clear();
+    this.unknownCodes.clear();
+    this.sourceApiEnabled = undefined;
+  }
+
+  /**
+   * Drops the entries `changes` names. Accounts are kept by key, so a changed account is looked
+   * for among them by username (a pass over that cache, only when accounts changed); a changed
+   * item takes with it the purchases that embed it (a pass over the purchases, only when items
+   * changed) and its sellers' lists. A whole table named clears its caches.
+   */
+  private drop(changes: StoreChanges): void {
+    const { tables } = changes;
+    if (tables.has('source_settings') || changes.settings.size > 0) this.sourceApiEnabled = undefined;
+    if (tables.has('accounts')) {
       this.accounts.clear();
       this.unknownKeys.clear();
+    } else if (changes.accounts.size > 0) {
+      // A key unknown until now may be the one this change gave an account.
+      this.unknownKeys.clear();
+      const gone: string[] = [];
+      this.accounts.forEach((account, keyHash) => {
+        if (changes.accounts.has(account.username)) gone.push(keyHash);
+      });
+      for (const keyHash of gone) this.accounts.delete(keyHash);
+    }
+    if (tables.has('items')) {
       this.items.clear();
       this.missingItems.clear();
       this.itemLists.clear();
       this.purchases.clear();
+    } else {
+      const lists = changes.itemLists;
+      if (changes.items.size > 0) {
+        for (const id of changes.items) {
+          const item = this.items.get(id);
+          if (item !== undefined) lists.add(item.account);
+          this.items.delete(id);
+          this.missingItems.delete(id);
+        }
+        const gone: string[] = [];
+        this.purchases.forEach((purchase, codeKey) => {
+          if (changes.items.has(purchase.row.item_id)) gone.push(codeKey);
+        });
+        for (const codeKey of gone) this.purchases.delete(codeKey);
+      }
+      if (lists.size > 0) {
+        const gone = [...this.itemLists.keys()].filter((key) => lists.has(key.slice(key.indexOf('\u0000') + 1)));
+        for (const key of gone) this.itemLists.delete(key);
+      }
+    }
+    if (tables.has('purchases')) {
+      this.purchases.clear();
       this.unknownCodes.clear();
-      this.sourceApiEnabled = undefined;
+    } else {
+      for (const codeKey of changes.purchases) {
+        this.purchases.delete(codeKey);
+        this.unknownCodes.delete(codeKey);
+      }
     }
   }
 

@@ -13,6 +13,7 @@ import { reconcileMarketbob } from './marketbob-reconcile.js';
 import { effectiveTimezone, type FollowedSettings, readSettings } from './marketbob-settings.js';
 import { DiscardedRows, merged, openSource, type Source, type SyncResult, syncMarketbob } from './marketbob-sync.js';
 import { mapUsers, passwordChanges, Reports, type RowReport, RowWriter, type SourceState } from './marketbob-writer.js';
+import { RecentRows } from './recent-rows.js';
 import { type ItemRow, mediaUrl } from './row-mapping.js';
 import type { FollowerStatus } from './source-health.js';
 
@@ -134,6 +135,8 @@ export class MarketbobFollower {
   private deletionsMark = 0;
   /** The settings last reported through `onSettings`. */
   private reportedSettings: string | undefined;
+  /** The overlap's rows as last written: read again unchanged, they are not written again. */
+  private readonly written = new RecentRows();
 
   constructor(private readonly options: FollowerOptions) {
     this.delayMs = options.config.pollSeconds * 1000;
@@ -157,6 +160,7 @@ export class MarketbobFollower {
     const categories = await this.source.reader.categoryPrints();
     const result = await syncMarketbob(db, store, keys, config);
     if (result.ok) {
+      this.written.clear();
       this.state = result.state;
       this.categories = categories;
       this.deletionsMark = deletionsMark;
@@ -192,11 +196,13 @@ export class MarketbobFollower {
       }
       source = { ...source, settings, context: { ...source.context, settings } };
       this.source = source;
+      this.written.clear();
       this.reportSettings(source);
     }
     const { reader, context } = source;
     // Late commits: a row saved (so stamped) before the last poll but committed after it.
     const recent = context.clock.wallClockAt(Date.now() - OVERLAP_SECONDS * 1000);
+    this.written.forgetBefore(recent);
     const read = async <R extends { readonly id: number }>(
       table: Followed,
       fresh: (afterId: number, limit: number) => Promise<Changed<R>[]>,
@@ -207,7 +213,11 @@ export class MarketbobFollower {
       const since = mark.since ?? '1000-01-01 00:00:00';
       const savedRows = await updated(since, this.pollRows, mark.since === null ? 0 : mark.sinceId);
       // The overlap, only while the reading has caught up (and only what it has not just read).
-      const lateRows = savedRows.length < this.pollRows && recent < since ? await updated(recent, LATE_ROWS) : [];
+      // A row of the overlap exactly as it was last written is not written again (see RecentRows).
+      const lateRows =
+        savedRows.length < this.pollRows && recent < since
+          ? (await updated(recent, LATE_ROWS)).filter((row) => !this.written.unchanged(table, row))
+          : [];
       const complete = freshRows.length < this.pollRows && savedRows.length < this.pollRows;
       return { mark, saved: savedRows, complete, rows: union(union(freshRows, savedRows), lateRows) };
     };
@@ -262,6 +272,7 @@ export class MarketbobFollower {
       if (!categories.has(key)) (key.startsWith('c') ? changedCategories : changedSubs).push(Number(key.slice(1)));
     }
     if (changedCategories.length + changedSubs.length > 0) {
+      this.written.clear();
       const ofCategories: Changed<ItemRow>[] = [];
       for (let after = 0; ; ) {
         const page = await reader.itemsOfCategories(changedCategories, changedSubs, after, POLL_ROWS);
@@ -286,7 +297,10 @@ export class MarketbobFollower {
     const lastDeletion = deletionLog[deletionLog.length - 1];
     if (users.rows.length + items.rows.length + purchases.rows.length + deletions.lines.length === 0) {
       this.categories = categories;
-      if (discounts !== undefined) this.advance([discounts]);
+      if (discounts !== undefined) {
+        this.advance([discounts]);
+        this.written.remember('item_discounts', discounts.rows);
+      }
       forgetDeleted(state, deletions);
       if (lastDeletion !== undefined) this.deletionsMark = lastDeletion.id;
       return { rowsRead, changed: 0, complete };
@@ -297,6 +311,8 @@ export class MarketbobFollower {
     const accounts = mapUsers(users.rows, context, state, skipped, notes);
     const passwords = await passwordChanges(this.options.store, accounts, state);
     let changed = 0;
+    /** Whether every row read was written as it is (none skipped, no rename): then they are remembered. */
+    let asRead = false;
     try {
       await this.exclusive(() =>
         this.options.store.runImport(async (session) => {
@@ -310,6 +326,7 @@ export class MarketbobFollower {
           if (!result.ok) throw new DiscardedRows(result);
           writer.commit();
           changed += writer.renamed;
+          asRead = skipped.count + writer.skipped.count === 0 && writer.renamed === 0;
           for (const counts of Object.values(result.counts)) changed += counts.inserted + counts.updated;
           this.logReports(merged(skipped, writer.skipped));
         }),
@@ -322,6 +339,12 @@ export class MarketbobFollower {
       throw error;
     }
     changed += passwords.set.size + passwords.remove.length;
+    if (asRead) {
+      this.written.remember('users', users.rows);
+      this.written.remember('items', items.rows);
+      this.written.remember('purchases', purchases.rows);
+      if (discounts !== undefined) this.written.remember('item_discounts', discounts.rows);
+    } else this.written.clear();
     this.categories = categories;
     forgetDeleted(state, deletions);
     if (lastDeletion !== undefined) this.deletionsMark = lastDeletion.id;

@@ -1,6 +1,7 @@
 import { type Kysely, Migrator, sql } from 'kysely';
 import type { AccountRow, AccountStatus, ItemRow, ListedItem, PurchaseRow, PurchaseStatus } from '../records/rows.js';
 import type { ActivityTables } from './activity-tables.js';
+import type { StoreChanges } from './change-log.js';
 import type { Database, SessionRow } from './database.js';
 import type { Dialect } from './dialect.js';
 import { itemHeadSql } from './item-head-sql.js';
@@ -35,7 +36,13 @@ export interface DialectParts {
   readonly activity: ActivityTables;
   /** Runs an import session on the dialect's own write path (all or nothing). */
   runImport<T>(work: (session: ImportSession) => Promise<T>): Promise<T>;
-  changedSinceLastCheck(now?: number): boolean;
+  /** What the change log says changed since the previous call (see Store.changesSinceLastCheck). */
+  changes(now?: number): StoreChanges | undefined;
+  /**
+   * Called after this store's own write that may have logged changes, before the write resolves:
+   * the next `changes` names them (a dialect's signal may not tell a writer of its own commits).
+   */
+  ownWrite(): void | Promise<void>;
   /**
    * Ends a read snapshot the dialect keeps open, if any: called around this store's own writes,
    * so that they start on a connection without one and are seen by the very next read.
@@ -88,8 +95,6 @@ export class KyselyStore implements Store {
   readonly dialect: Dialect;
   private readonly queries: ReturnType<typeof compileReadQueries>;
   private readonly runner: QueryRunner;
-  /** Set by this store's own writes, which a dialect's change signal may not report to its writer. */
-  private changedHere = false;
   private readonly webhookStore: WebhookStore;
 
   constructor(
@@ -461,23 +466,22 @@ export class KyselyStore implements Store {
         return await this.parts.runImport(work);
       } finally {
         this.parts.endReadSnapshot?.();
-        this.changedHere = true;
+        await this.parts.ownWrite();
       }
     });
   }
 
-  changedSinceLastCheck(now?: number): boolean {
-    // Both are asked every time, so the dialect's signal is consumed even when ours is set.
-    let elsewhere: boolean;
+  changesSinceLastCheck(now?: number): StoreChanges | undefined {
     try {
-      elsewhere = this.parts.changedSinceLastCheck(now);
+      return this.parts.changes(now);
     } catch (error) {
       if (this.parts.isUnavailable(error)) throw new StoreUnavailableError({ cause: error });
       throw error;
     }
-    const here = this.changedHere;
-    this.changedHere = false;
-    return elsewhere || here;
+  }
+
+  changedSinceLastCheck(now?: number): boolean {
+    return this.changesSinceLastCheck(now) !== undefined;
   }
 
   async close(): Promise<void> {
@@ -521,7 +525,8 @@ export class KyselyStore implements Store {
 
   /**
    * One of this store's own writes, on a connection without a read snapshot, seen by the very next
-   * read. `changesAccounts` says whether the API's caches must hear of it (a session write does not).
+   * read. `changesAccounts` says whether it may write to a logged table (see change-log.ts), whose
+   * entries this store then reads before the write resolves (a session write does not).
    */
   private write<T>(work: () => Promise<T>, changesAccounts = true): Promise<T> {
     return this.guard(async () => {
@@ -530,7 +535,7 @@ export class KyselyStore implements Store {
         return await work();
       } finally {
         this.parts.endReadSnapshot?.();
-        if (changesAccounts) this.changedHere = true;
+        if (changesAccounts) await this.parts.ownWrite();
       }
     });
   }

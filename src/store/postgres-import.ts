@@ -7,6 +7,14 @@ import type { ColumnName, SqlType } from '../records/record-table.js';
 import type { ItemRecord, PurchaseRecord } from '../records/rows.js';
 import { renameStatements } from './account-rename.js';
 import {
+  CHANGE_CHANNEL,
+  CHANGE_LOG_LOCK,
+  type ChangeEntry,
+  ImportChanges,
+  MUTE_SETTING,
+  POSTGRES_NOW,
+} from './change-log.js';
+import {
   type AccountUpsert,
   ImportRowRejectedError,
   type ImportSession,
@@ -45,7 +53,11 @@ export async function runPostgresImport<T>(pool: pg.Pool, work: (session: Import
       // An import's statements write thousands of rows each: the serving pool's statement timeout is not for them.
       await client.query('SET LOCAL statement_timeout = 0');
       await client.query('SELECT pg_advisory_xact_lock($1)', [IMPORT_LOCK]);
-      const result = await work(new PostgresImportSession(client));
+      // The import names what it changed itself, as it commits (see change-log.ts).
+      await client.query(`SET LOCAL ${MUTE_SETTING} = 'off'`);
+      const session = new PostgresImportSession(client);
+      const result = await work(session);
+      await logImportChanges(client, session.changes.entries());
       await client.query('COMMIT');
       return result;
     } catch (error) {
@@ -58,6 +70,20 @@ export async function runPostgresImport<T>(pool: pg.Pool, work: (session: Import
     // A connection whose rollback failed is in an unknown state: the pool closes it.
     client.release(broken);
   }
+}
+
+/**
+ * The import's entries in the change log, the last statements of its transaction: the log's lock
+ * is held from here to the commit only, so other writers wait for it briefly (see CHANGE_LOG_LOCK).
+ */
+async function logImportChanges(client: pg.PoolClient, entries: readonly ChangeEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  await client.query('SELECT pg_advisory_xact_lock($1)', [CHANGE_LOG_LOCK]);
+  await client.query(
+    `INSERT INTO change_log (kind, key, at) SELECT k, v, ${POSTGRES_NOW} FROM unnest($1::text[], $2::text[]) AS e(k, v)`,
+    [entries.map((entry) => entry.kind), entries.map((entry) => entry.key)],
+  );
+  await client.query(`SELECT pg_notify('${CHANGE_CHANNEL}', '')`);
 }
 
 /** The array type a column's values are bound as. */
@@ -111,9 +137,10 @@ function upsertSql(table: Table): string {
   SELECT ${list(all)} FROM ${unnest(all)} WITH ORDINALITY AS v(${list(all)}, n) ORDER BY n
   ON CONFLICT (${table.key.name}) DO UPDATE SET (${list(table.columns)}) = (${list(table.columns, 'EXCLUDED.')})
   WHERE (${list(table.columns, 't.')}) IS DISTINCT FROM (${list(table.columns, 'EXCLUDED.')})
-  RETURNING t.xmax = 0 AS inserted
+  RETURNING t.xmax = 0 AS inserted, t.${table.key.name}::text AS key
 )
-SELECT count(*) FILTER (WHERE inserted)::int AS inserted, count(*) FILTER (WHERE NOT inserted)::int AS updated
+SELECT count(*) FILTER (WHERE inserted)::int AS inserted, count(*) FILTER (WHERE NOT inserted)::int AS updated,
+  array_agg(key) FILTER (WHERE $${all.length + 1}::boolean) AS keys
 FROM written`;
 }
 
@@ -128,9 +155,10 @@ written AS (
   UPDATE ${table.name} AS t SET (${list(table.columns)}) = (${list(table.columns, 'v.')})
   FROM v WHERE t.${table.key.name} = v.${table.key.name}
   AND (${list(table.columns, 't.')}) IS DISTINCT FROM (${list(table.columns, 'v.')})
-  RETURNING 1
+  RETURNING t.${table.key.name}::text AS key
 )
 SELECT 0 AS inserted, (SELECT count(*) FROM written)::int AS updated,
+  (SELECT array_agg(key) FROM written WHERE $${all.length + 1}::boolean) AS keys,
   (SELECT count(*) FROM ${table.name} AS t JOIN v ON t.${table.key.name} = v.${table.key.name})::int AS found`;
 }
 
@@ -171,6 +199,8 @@ interface Written {
   inserted: number;
   updated: number;
   found?: number;
+  /** The keys of the rows inserted or updated, when asked for (see `write`); null for none. */
+  keys?: string[] | null;
 }
 
 /** The primary key of each table, to name it as SQLite does. */
@@ -216,6 +246,8 @@ function isRowError(error: unknown): error is pg.DatabaseError {
 const zeroCounts = (): UpsertCounts => ({ inserted: 0, updated: 0, unchanged: 0 });
 
 class PostgresImportSession implements ImportSession {
+  /** What the import changed, for the change log (see runPostgresImport). */
+  readonly changes = new ImportChanges();
   /** The enabled webhook endpoints, read on the first write that may tell them: none, and purchases are written as they are. */
   private subscriptions: Promise<Subscriptions> | undefined;
 
@@ -273,6 +305,7 @@ class PostgresImportSession implements ImportSession {
     await this.dateImportedKeys(keyed);
     // Keeping the key: each account must already be there (the importer only says so of stored ones).
     const kept = await this.write(UPDATE_ACCOUNTS_KEEPING_KEY, keeping, keepingIndexes);
+    for (const key of [...(counts.keys ?? []), ...(kept.keys ?? [])]) this.changes.add('account', key);
     if (kept.found !== undefined && kept.found < keeping.length) {
       const found = await this.accountKeys(keeping.map((record) => record.username as string));
       const missing = keeping.find((record) => !found.has(record.username as string));
@@ -301,12 +334,28 @@ class PostgresImportSession implements ImportSession {
   }
 
   async upsertItems(rows: readonly ItemRecord[]): Promise<UpsertCounts> {
-    return this.upsert(UPSERT_ITEMS, rows);
+    if (this.changes.isWhole('items')) return this.upsert(UPSERT_ITEMS, rows);
+    // The seller each stored item had: an item moved to another seller leaves that one's list too.
+    const { rows: stored } = await this.client.query<{ id: number; account: string }>({
+      name: 'import_item_accounts_before',
+      text: 'SELECT id, account FROM items WHERE id = ANY($1::int8[])',
+      values: [rows.map((row) => row.id)],
+    });
+    const before = new Map(stored.map((row) => [String(row.id), row.account]));
+    const after = new Map(rows.map((row) => [String(row.id), row.account]));
+    return this.upsert(UPSERT_ITEMS, rows, (id) => {
+      this.changes.add('item', id);
+      const account = after.get(id);
+      if (account !== undefined) this.changes.add('item_list', account);
+      const was = before.get(id);
+      if (was !== undefined && was !== account) this.changes.add('item_list', was);
+    });
   }
 
   async upsertPurchases(rows: readonly PurchaseRecord[]): Promise<UpsertCounts> {
     const subscriptions = await this.webhookSubscriptions();
-    if (subscriptions.empty) return this.upsert(UPSERT_PURCHASES, rows);
+    const logged = (key: string) => this.changes.add('purchase', key);
+    if (subscriptions.empty) return this.upsert(UPSERT_PURCHASES, rows, logged);
     // With endpoints to tell: each purchase's state before, and its item's account, for the events its write makes.
     const { rows: stored } = await this.client.query<PurchaseBefore & { code_key: string }>({
       name: 'import_webhook_purchases_before',
@@ -318,7 +367,7 @@ class PostgresImportSession implements ImportSession {
       text: 'SELECT id, account FROM items WHERE id = ANY($1::int8[])',
       values: [[...new Set(rows.map((row) => row.item_id))]],
     });
-    const counts = await this.upsert(UPSERT_PURCHASES, rows);
+    const counts = await this.upsert(UPSERT_PURCHASES, rows, logged);
     const before = new Map(stored.map((row) => [row.code_key, row]));
     const accounts = new Map(items.map((item) => [Number(item.id), item.account]));
     const changes: Change[] = [];
@@ -363,8 +412,13 @@ class PostgresImportSession implements ImportSession {
   }
 
   /** Items and purchases alike: one statement writes them all; what it did not touch was unchanged. */
-  private async upsert(statement: Statement, rows: readonly object[]): Promise<UpsertCounts> {
+  private async upsert(
+    statement: Statement,
+    rows: readonly object[],
+    changed?: (key: string) => void,
+  ): Promise<UpsertCounts> {
     const written = await this.write(statement, rows as unknown as Record<string, unknown>[]);
+    if (changed) for (const key of written.keys ?? []) changed(key);
     return {
       inserted: written.inserted,
       updated: written.updated,
@@ -488,6 +542,9 @@ class PostgresImportSession implements ImportSession {
   async renameAccount(from: string, to: string): Promise<boolean> {
     const found = await this.accountKeys([from, to]);
     if (!found.has(from) || found.has(to)) return false;
+    // Every row that names the account moves to another key: its tables are named whole.
+    this.changes.whole('accounts');
+    this.changes.whole('items');
     // PostgreSQL wants exactly the parameters a statement uses: every one uses $1, some $2.
     for (const text of renameStatements('$1', '$2')) {
       await this.client.query(text, text.includes('$2') ? [from, to] : [from]);
@@ -513,7 +570,8 @@ class PostgresImportSession implements ImportSession {
       } = await this.client.query<Written>({
         name: statement.name,
         text: statement.text,
-        values: columnArrays(statement.table, batch),
+        // The written rows' keys only while the import names its changes one by one.
+        values: [...columnArrays(statement.table, batch), !this.changes.isWhole(statement.table.name)],
       });
       return written as Written;
     };

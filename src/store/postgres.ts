@@ -2,6 +2,7 @@ import { userInfo } from 'node:os';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { type ActivityDatabase, ActivityTables } from './activity-tables.js';
+import { CHANGE_CHANNEL, PRUNE_INTERVAL_MS, PRUNE_SQL, postgresChangeLogSql, RETENTION_MS } from './change-log.js';
 import type { Database } from './database.js';
 import { KyselyStore, migrateToLatest } from './kysely-store.js';
 import { listenForChanges } from './postgres-changes.js';
@@ -179,41 +180,32 @@ function postgresActivity(db: Kysely<Database>): ActivityTables {
   );
 }
 
-/** Tells the service's listeners about every write to its tables (see `listenForChanges`). */
-export const CHANGE_CHANNEL = 'marketplace_changes';
-const CHANGE_TRIGGER = 'marketplace_notify_change';
+export { CHANGE_CHANNEL } from './change-log.js';
+
 /** Any constant: serialises the step below between instances starting together. */
 const CHANGE_TRIGGER_LOCK = 7_310_455_021;
 
 /**
- * The one PostgreSQL-only step besides the portable migrations: a statement-level trigger on
- * each table that sends NOTIFY on the change channel. It fires inside the writing transaction,
- * so listeners hear of the write when it commits, whoever made it: an import, a key rotation,
- * another instance, or someone in psql. Idempotent; instances starting at once take turns.
+ * The one PostgreSQL-only step besides the portable migrations: the change log's triggers on each
+ * logged table (see change-log.ts). They fire inside the writing transaction, so listeners hear
+ * of the write when it commits, whoever made it: an import, a key rotation, another instance, or
+ * someone in psql. Idempotent; instances starting at once take turns.
  */
 async function installChangeTrigger(pool: pg.Pool): Promise<void> {
-  // `source_settings` too: MarketBob's API switch must be heard as a change of the answers.
-  const tables = ['accounts', 'items', 'purchases', 'source_settings'];
-  const createTriggers = tables
-    .map(
-      (table) => `
-  IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = '${CHANGE_TRIGGER}' AND tgrelid = '${table}'::regclass) THEN
-    CREATE TRIGGER ${CHANGE_TRIGGER} AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${table}
-      FOR EACH STATEMENT EXECUTE FUNCTION ${CHANGE_TRIGGER}();
-  END IF;`,
-    )
-    .join('');
   await pool.query(`DO $step$
 BEGIN
-  PERFORM pg_advisory_xact_lock(${CHANGE_TRIGGER_LOCK});
-  CREATE OR REPLACE FUNCTION ${CHANGE_TRIGGER}() RETURNS trigger LANGUAGE plpgsql AS $fn$
-  BEGIN
-    PERFORM pg_notify('${CHANGE_CHANNEL}', TG_TABLE_NAME);
-    RETURN NULL;
-  END
-  $fn$;${createTriggers}
+  PERFORM pg_advisory_xact_lock(${CHANGE_TRIGGER_LOCK});${postgresChangeLogSql()}
 END
 $step$`);
+}
+
+/** Prunes the change log now and then (see change-log.ts); a failure is tried again next time. */
+function pruneChangeLog(pool: pg.Pool): NodeJS.Timeout {
+  const timer = setInterval(() => {
+    pool.query(PRUNE_SQL('$1'), [Date.now() - RETENTION_MS]).catch(() => {});
+  }, PRUNE_INTERVAL_MS);
+  timer.unref();
+  return timer;
 }
 
 /** Kysely ends the pool only if it ever used it itself (reads go to the pool directly). */
@@ -246,14 +238,17 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   const readTimeoutMs = options.statementTimeoutMs && options.statementTimeoutMs + READ_TIMEOUT_MARGIN_MS;
   try {
     const changes = await listenForChanges(clientConfig(url, 'listen', options.connectTimeoutMs), CHANGE_CHANNEL);
+    const pruning = pruneChangeLog(pool);
     return new KyselyStore(db, {
       dialect: 'postgres',
       runner: createPostgresRunner(pool, readTimeoutMs),
       isUnavailable: isPostgresUnavailable,
-      changedSinceLastCheck: () => changes.changedSinceLastCheck(),
+      changes: () => changes.changes(),
+      ownWrite: () => changes.catchUp(),
       activity: postgresActivity(db),
       runImport: (work) => runPostgresImport(pool, work),
       async close() {
+        clearInterval(pruning);
         await changes.close();
         await closePool(db, pool);
       },

@@ -1,4 +1,5 @@
 import { type Stats, statSync } from 'node:fs';
+import { StoreChanges } from './change-log.js';
 import { type Store, StoreUnavailableError } from './store.js';
 
 /** How often, at most, the file is looked for (once per request at most): a stat costs a few microseconds. */
@@ -21,7 +22,7 @@ function fileGone(): Error {
  * in the background; the first request after that is told the store changed, so caches start over.
  */
 /** The Store's calls a SqliteFileStore hands to the store open now (all but its own three). */
-type Delegated = Exclude<keyof Store, 'dialect' | 'changedSinceLastCheck' | 'close'>;
+type Delegated = Exclude<keyof Store, 'dialect' | 'changedSinceLastCheck' | 'changesSinceLastCheck' | 'close'>;
 
 const DELEGATED = [
   'accountByKeyDigest',
@@ -91,11 +92,15 @@ export class SqliteFileStore implements Store {
   }
 
   changedSinceLastCheck(now = performance.now()): boolean {
+    return this.changesSinceLastCheck(now) !== undefined;
+  }
+
+  changesSinceLastCheck(now = performance.now()): StoreChanges | undefined {
     this.checkFile(now);
-    const changed = this.live().changedSinceLastCheck(now);
-    if (!this.reopened) return changed;
+    const changes = this.live().changesSinceLastCheck(now);
+    if (!this.reopened) return changes;
     this.reopened = false;
-    return true;
+    return StoreChanges.everything();
   }
 
   async close(): Promise<void> {

@@ -5,6 +5,7 @@ import { ITEMS } from '../records/item-table.js';
 import { PURCHASES } from '../records/purchase-table.js';
 import type { AccountRecord, ItemRecord, PurchaseRecord } from '../records/rows.js';
 import { renameStatements } from './account-rename.js';
+import { type ChangeEntry, ImportChanges, SQLITE_MUTE_TABLE } from './change-log.js';
 import {
   type AccountUpsert,
   ImportRowRejectedError,
@@ -43,7 +44,12 @@ export async function runSqliteImport<T>(
     // IMMEDIATE takes the write lock now, so a competing writer fails here rather than halfway.
     connection.exec('BEGIN IMMEDIATE');
     try {
-      const result = await work(new SqliteImportSession(connection));
+      // The import names what it changed itself, as it commits (see change-log.ts).
+      connection.exec(`INSERT INTO ${SQLITE_MUTE_TABLE} VALUES (1)`);
+      const session = new SqliteImportSession(connection);
+      const result = await work(session);
+      connection.exec(`DELETE FROM ${SQLITE_MUTE_TABLE}`);
+      logImportChanges(connection, session.changes.entries());
       connection.exec('COMMIT');
       return result;
     } catch (error) {
@@ -53,6 +59,14 @@ export async function runSqliteImport<T>(
   } finally {
     if (connection !== sqlite) connection.close();
   }
+}
+
+/** The import's entries in the change log, the last rows of its transaction. */
+function logImportChanges(connection: BetterSqlite3.Database, entries: readonly ChangeEntry[]): void {
+  if (entries.length === 0) return;
+  const log = connection.prepare<[string, string, number]>('INSERT INTO change_log (kind, key, at) VALUES (?, ?, ?)');
+  const now = Date.now();
+  for (const entry of entries) log.run(entry.kind, entry.key, now);
 }
 
 function openImportConnection(path: string): BetterSqlite3.Database {
@@ -127,6 +141,9 @@ function rejected(error: unknown, index: number): unknown {
 }
 
 class SqliteImportSession implements ImportSession {
+  /** What the import changed, for the change log (see runSqliteImport). */
+  readonly changes = new ImportChanges();
+  private readonly itemAccount: BetterSqlite3.Statement<[number], string>;
   private readonly accountKey: BetterSqlite3.Statement<[string], string>;
   private readonly keyOwner: BetterSqlite3.Statement<[string], string>;
   private readonly itemExists: BetterSqlite3.Statement<[number], number>;
@@ -150,6 +167,7 @@ class SqliteImportSession implements ImportSession {
     this.accountKey = db.prepare<[string], string>('SELECT key_digest FROM accounts WHERE username = ?').pluck();
     this.keyOwner = db.prepare<[string], string>('SELECT username FROM accounts WHERE key_digest = ?').pluck();
     this.itemExists = db.prepare<[number], number>('SELECT 1 FROM items WHERE id = ?').pluck();
+    this.itemAccount = db.prepare<[number], string>('SELECT account FROM items WHERE id = ?').pluck();
     this.insertAccount = db.prepare(insertSql(ACCOUNTS.table, ACCOUNTS.key, [...ACCOUNT_COLUMNS, ...KEY_COLUMNS]));
     this.updateAccount = db.prepare(updateSql(ACCOUNTS.table, ACCOUNTS.key, [...ACCOUNT_COLUMNS, ...KEY_COLUMNS]));
     this.updateAccountKeepingKey = db.prepare(updateSql(ACCOUNTS.table, ACCOUNTS.key, ACCOUNT_COLUMNS));
@@ -197,8 +215,10 @@ class SqliteImportSession implements ImportSession {
         const values = accountValues(record);
         if (key === undefined) {
           // Keeping the key: the account must already be there.
-          if (this.updateAccountKeepingKey.run(values, record.username, values).changes > 0) counts.updated++;
-          else if (this.accountKey.get(record.username) !== undefined) counts.unchanged++;
+          if (this.updateAccountKeepingKey.run(values, record.username, values).changes > 0) {
+            counts.updated++;
+            this.changes.add('account', record.username);
+          } else if (this.accountKey.get(record.username) !== undefined) counts.unchanged++;
           else throw new Error(`account ${JSON.stringify(record.username)} is new and needs a key`);
           continue;
         }
@@ -210,6 +230,7 @@ class SqliteImportSession implements ImportSession {
           counts.unchanged++;
           continue;
         }
+        this.changes.add('account', record.username);
         // A key taken away (no key) has no date to show.
         if (isKeyDigest(key.digest)) this.dateImportedKey.run(record.username, key.digest, now);
       } catch (error) {
@@ -220,19 +241,34 @@ class SqliteImportSession implements ImportSession {
   }
 
   async upsertItems(rows: readonly ItemRecord[]): Promise<UpsertCounts> {
-    return this.upsert(rows, (record) => record.id, itemValues, this.insertItem, this.updateItem);
+    const { changes, itemAccount } = this;
+    let was: string | undefined;
+    return this.upsert(rows, (record) => record.id, itemValues, this.insertItem, this.updateItem, {
+      // The seller a stored item had: an item moved to another seller leaves that one's list too.
+      beforeUpdate: (record) => {
+        was = changes.isWhole('items') ? undefined : itemAccount.get(record.id);
+      },
+      changed: (record) => {
+        changes.add('item', record.id);
+        changes.add('item_list', record.account);
+        if (was !== undefined && was !== record.account) changes.add('item_list', was);
+        was = undefined;
+      },
+    });
   }
 
   async upsertPurchases(rows: readonly PurchaseRecord[]): Promise<UpsertCounts> {
     const { webhooks } = this;
     // With endpoints to tell: each purchase's state before, for the events its write makes.
     const before = webhooks && rows.map((row) => webhooks.purchaseBefore(row.code_key));
+    const { changes } = this;
     const counts = this.upsert(
       rows,
       (record) => record.code_key,
       purchaseValues,
       this.insertPurchase,
       this.updatePurchase,
+      { changed: (record) => changes.add('purchase', record.code_key) },
     );
     if (webhooks && before) webhooks.purchasesWritten(rows, before);
     return counts;
@@ -248,6 +284,7 @@ class SqliteImportSession implements ImportSession {
     valuesOf: (record: R) => V,
     insert: { run(key: K, values: V): { changes: number } },
     update: { run(values: V, key: K, same: V): { changes: number } },
+    log: { beforeUpdate?(record: R): void; changed(record: R): void },
   ): UpsertCounts {
     const counts = zeroCounts();
     for (let index = 0; index < rows.length; index++) {
@@ -255,9 +292,16 @@ class SqliteImportSession implements ImportSession {
       try {
         const values = valuesOf(record);
         const key = keyOf(record);
-        if (insert.run(key, values).changes > 0) counts.inserted++;
-        else if (update.run(values, key, values).changes > 0) counts.updated++;
-        else counts.unchanged++;
+        if (insert.run(key, values).changes > 0) {
+          counts.inserted++;
+          log.changed(record);
+          continue;
+        }
+        log.beforeUpdate?.(record);
+        if (update.run(values, key, values).changes > 0) {
+          counts.updated++;
+          log.changed(record);
+        } else counts.unchanged++;
       } catch (error) {
         throw rejected(error, index);
       }
@@ -348,6 +392,9 @@ class SqliteImportSession implements ImportSession {
 
   async renameAccount(from: string, to: string): Promise<boolean> {
     if (this.accountKey.get(from) === undefined || this.accountKey.get(to) !== undefined) return false;
+    // Every row that names the account moves to another key: its tables are named whole.
+    this.changes.whole('accounts');
+    this.changes.whole('items');
     for (const statement of renameStatements('@from', '@to')) this.db.prepare(statement).run({ from, to });
     return true;
   }

@@ -8,6 +8,18 @@ import {
   ActivityTables,
   type PurchaseActivityRow,
 } from './activity-tables.js';
+import {
+  type ChangeRow,
+  changesFrom,
+  LOGGED_TABLES,
+  PRUNE_INTERVAL_MS,
+  PRUNE_SQL,
+  READ_LIMIT,
+  READ_SQL,
+  RETENTION_MS,
+  type StoreChanges,
+  sqliteTriggers,
+} from './change-log.js';
 import type { Database } from './database.js';
 import { KyselyStore, migrateToLatest } from './kysely-store.js';
 import { activityMigrationProvider } from './migrations/index.js';
@@ -128,32 +140,26 @@ async function connectSqlite(path: string, create: boolean, busyTimeoutMs: numbe
     await db.destroy();
     throw error;
   }
+  try {
+    installSqliteChangeLog(sqlite);
+  } catch (error) {
+    await activity.close();
+    await db.destroy();
+    throw error;
+  }
   const snapshot = new ReadSnapshot(sqlite, CHANGE_CHECK_INTERVAL_MS);
-  const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
-  let lastVersion = dataVersion.get();
-  let nextCheck = 0;
+  const feed = sqliteChangeFeed(sqlite, snapshot);
   return new KyselyStore(db, {
     dialect: 'sqlite',
     runner: createSqliteRunner(sqlite, snapshot),
     isUnavailable,
-    // SQLite counts commits made by other connections (the CLI, an import) in data_version.
-    // Asking takes a lock round trip, a measurable share of a request under load, so it is
-    // asked at most once per CHANGE_CHECK_INTERVAL_MS: a change made elsewhere is seen by every
-    // request that starts that long after its commit.
-    changedSinceLastCheck(now = performance.now()) {
-      if (now < nextCheck) return false;
-      nextCheck = now + CHANGE_CHECK_INTERVAL_MS;
-      // Outside any snapshot, so the version is today's.
-      snapshot.end();
-      const version = dataVersion.get();
-      if (version === lastVersion) return false;
-      lastVersion = version;
-      return true;
-    },
+    changes: (now) => feed.changes(now),
+    ownWrite: () => feed.ownWrite(),
     endReadSnapshot: () => snapshot.end(),
     activity: activity.tables,
     runImport: (work) => runSqliteImport(sqlite, work),
     close: async () => {
+      feed.close();
       snapshot.end();
       await activity.close();
       await db.destroy();
@@ -162,9 +168,104 @@ async function connectSqlite(path: string, create: boolean, busyTimeoutMs: numbe
 }
 
 /**
+ * The change log's triggers (see change-log.ts), made again only where a table's columns or the
+ * list of logged tables changed, so that opening a store usually writes nothing.
+ */
+function installSqliteChangeLog(sqlite: BetterSqlite3.Database): void {
+  const stored = new Map(
+    sqlite
+      .prepare<[], { name: string; sql: string }>("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'")
+      .all()
+      .map((row) => [row.name, row.sql]),
+  );
+  const wanted = new Map<string, string>();
+  for (const logged of LOGGED_TABLES) {
+    const columns = sqlite
+      .prepare<[], { name: string }>(`SELECT name FROM pragma_table_info('${logged.table}')`)
+      .all()
+      .map((column) => column.name);
+    for (const [name, definition] of sqliteTriggers(logged, columns)) wanted.set(name, definition);
+  }
+  const stale = [...wanted].filter(([name, definition]) => stored.get(name) !== definition);
+  if (stale.length === 0) return;
+  sqlite
+    .transaction(() => {
+      for (const [name, definition] of stale) {
+        sqlite.exec(`DROP TRIGGER IF EXISTS ${name}`);
+        sqlite.exec(definition);
+      }
+    })
+    .immediate();
+}
+
+interface SqliteChangeFeed {
+  changes(now?: number): StoreChanges | undefined;
+  ownWrite(): void;
+  close(): void;
+}
+
+/**
+ * What changed, as the change log says. SQLite counts commits made by other connections (the CLI,
+ * an import, another process) in data_version: the cheap "maybe" asked first, at most once per
+ * CHANGE_CHECK_INTERVAL_MS (asking takes a lock round trip, a measurable share of a request under
+ * load), so a change made elsewhere is seen by every request that starts that long after its
+ * commit. Only when it moved is the log read, from the last entry read: a commit that logged
+ * nothing (a session, key usage, webhook bookkeeping) costs that one read. This connection's own
+ * writes do not move it: they ask for the read themselves (ownWrite).
+ */
+function sqliteChangeFeed(sqlite: BetterSqlite3.Database, snapshot: ReadSnapshot): SqliteChangeFeed {
+  const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
+  const read = sqlite.prepare<[number, number], ChangeRow>(READ_SQL('?', '?'));
+  const newest = sqlite.prepare<[], number>('SELECT max(seq) FROM change_log').pluck();
+  const stale = sqlite
+    .prepare<[number]>('SELECT 1 FROM change_log WHERE at < ? AND seq < (SELECT max(seq) FROM change_log) LIMIT 1')
+    .pluck();
+  const prune = sqlite.prepare<[number]>(PRUNE_SQL('?'));
+  let last = newest.get() ?? 0;
+  let lastVersion = dataVersion.get();
+  let nextCheck = 0;
+  let ownWrite = false;
+  // Pruned only when there is something to prune: a quiet store writes nothing.
+  const pruning = setInterval(() => {
+    try {
+      if (!sqlite.open) return;
+      snapshot.end();
+      // A write of this connection's own is under way.
+      if (sqlite.inTransaction) return;
+      const cutoff = Date.now() - RETENTION_MS;
+      if (stale.get(cutoff) !== undefined) prune.run(cutoff);
+    } catch {
+      // Busy or gone: tried again next time.
+    }
+  }, PRUNE_INTERVAL_MS);
+  pruning.unref();
+  return {
+    changes(now = performance.now()) {
+      if (!ownWrite && now < nextCheck) return undefined;
+      nextCheck = now + CHANGE_CHECK_INTERVAL_MS;
+      // Outside any snapshot, so the version and the log are today's.
+      snapshot.end();
+      const version = dataVersion.get();
+      if (version === lastVersion && !ownWrite) return undefined;
+      lastVersion = version;
+      ownWrite = false;
+      const result = changesFrom(read.all(last, READ_LIMIT + 2), last, () => newest.get() ?? 0);
+      last = result.last;
+      return result.changes;
+    },
+    ownWrite() {
+      ownWrite = true;
+    },
+    close() {
+      clearInterval(pruning);
+    },
+  };
+}
+
+/**
  * Where an SQLite store's activity tables live: a file beside the store's, `marketplace-activity.db`
  * for `marketplace.db`. Not the store's own file: every commit there changes its data_version,
- * which tells every other process (WORKERS, the CLI) to drop its caches, and activity is flushed
+ * which makes every other process (WORKERS, the CLI) read the change log, and activity is flushed
  * every few seconds by every process.
  */
 export function activityPathOf(storePath: string): string {

@@ -9,6 +9,7 @@ import type {
   PurchaseRow,
   PurchaseStatus,
 } from '../records/rows.js';
+import type { StoreChanges } from './change-log.js';
 import type { KeyOrigin, SessionRow } from './database.js';
 import type { Dialect } from './dialect.js';
 import type { WebhookStore } from './webhook-store.js';
@@ -377,6 +378,14 @@ export interface Store {
    * reads no clock of its own.
    */
   changedSinceLastCheck(now?: number): boolean;
+  /**
+   * What changed since the previous call (this one and `changedSinceLastCheck` share the signal):
+   * undefined for nothing; else the accounts, items, item lists, purchases and settings the store's
+   * change log names (see change-log.ts), whole tables, or everything (`all`: when the log was not
+   * followed, or named too much to be worth naming). Writes to tables the caches do not hold
+   * (sessions, key usage, webhook bookkeeping, activity) name nothing.
+   */
+  changesSinceLastCheck(now?: number): StoreChanges | undefined;
   close(): Promise<void>;
 }
 

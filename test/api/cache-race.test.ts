@@ -51,11 +51,11 @@ class GatedStore {
   view(): Store {
     return new Proxy(this.real, {
       get: (target, property, receiver) => {
-        if (property === 'changedSinceLastCheck') {
-          return () => {
-            const changed = target.changedSinceLastCheck();
-            if (changed) this.changeSeen?.();
-            return changed;
+        if (property === 'changesSinceLastCheck') {
+          return (now?: number) => {
+            const changes = target.changesSinceLastCheck(now);
+            if (changes) this.changeSeen?.();
+            return changes;
           };
         }
         if (property === 'accountByKeyDigest' || property === 'purchase') {

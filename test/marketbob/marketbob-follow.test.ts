@@ -7,6 +7,7 @@ import { openMarketbob } from '../../src/marketbob/marketbob-connection.js';
 import { MarketbobFollower } from '../../src/marketbob/marketbob-follower.js';
 import { KeyManagedByMarketbobError, rotateAccountKey, showKey } from '../../src/operations/account-keys.js';
 import { checkPasswordSync, hashPassword } from '../../src/passwords/password-hash.js';
+import { StoreChanges } from '../../src/store/change-log.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
@@ -106,6 +107,56 @@ describe.skipIf(!TEST_MARIADB_URL).each(TEST_STORES)('marketbob follower (%s)', 
     await eventually(async () => expect((await validate(other.code)).statusCode).toBe(200));
     await database.update('purchases', other.id, { status: 3, updated_at: marketbobNow() });
     await eventually(async () => expect((await validate(other.code)).statusCode).toBe(404));
+  });
+
+  it('reads a recent sale again at every poll without writing it again: no transaction, nothing for the caches', async () => {
+    const watcher = await openStore(loadConfig(test.env).store);
+    const runImport = followerStore.runImport.bind(followerStore);
+    let transactions = 0;
+    Object.defineProperty(followerStore, 'runImport', {
+      configurable: true,
+      value: (work: Parameters<Store['runImport']>[0]) => {
+        transactions++;
+        return runImport(work);
+      },
+    });
+    /** Waits for `count` more complete polls, asking the watcher what it heard meanwhile. */
+    const heardOver = async (count: number) => {
+      const heard = new StoreChanges();
+      for (let poll = 0; poll < count; poll++) {
+        const at = follower.status().caughtUpAt ?? 0;
+        await eventually(async () => {
+          const changes = watcher.changesSinceLastCheck();
+          if (changes) heard.merge(changes);
+          expect(follower.status().caughtUpAt ?? 0).toBeGreaterThan(at);
+        });
+      }
+      return heard;
+    };
+    try {
+      const stamp = marketbobNow();
+      const sale = await insertPurchase(database, { id: item, authorId: seller }, buyer, {
+        sale: { created_at: stamp, updated_at: stamp },
+        purchase: { created_at: stamp, updated_at: stamp },
+      });
+      await eventually(async () => expect((await validate(sale.code)).statusCode).toBe(200));
+      // The sale's own write, heard.
+      expect((await heardOver(2)).purchases.size).toBeGreaterThan(0);
+      transactions = 0;
+      // Still within the overlap (a minute), read again at every poll.
+      const heard = await heardOver(3);
+      expect([transactions, heard.all, heard.tables.size, heard.accounts.size, heard.purchases.size]).toEqual([
+        0,
+        false,
+        0,
+        0,
+        0,
+      ]);
+      expect((await validate(sale.code)).statusCode).toBe(200);
+    } finally {
+      Object.defineProperty(followerStore, 'runImport', { configurable: true, value: runImport });
+      await watcher.close();
+    }
   });
 
   it('a regenerated key works and the old one answers 401 at once (no grace)', async () => {

@@ -187,7 +187,7 @@ const CHANGE_TRIGGER_LOCK = 7_310_455_021;
  */
 async function installChangeTrigger(pool: pg.Pool): Promise<void> {
   // `source_settings` too: MarketBob's API switch must be heard as a change of the answers.
-  const tables = ['accounts', 'items', 'purchases', 'source_settings'];
+  const tables = ['accounts', 'items', 'purchases', 'source_settings', 'api_keys'];
   const createTriggers = tables
     .map(
       (table) => `

@@ -61,6 +61,11 @@ const DELEGATED = [
   'sourceSetting',
   'setSourceSetting',
   'runImport',
+  'accountByNamedKeyDigest',
+  'addNamedKey',
+  'namedKeys',
+  'revokeNamedKey',
+  'recordNamedKeyUses',
 ] as const satisfies readonly Delegated[];
 
 /** A call added to Store and not to DELEGATED fails to compile here. */

@@ -1,3 +1,4 @@
+import type { KeyScope } from '../domain/key-scope.js';
 import type {
   AccountRecord,
   AccountRow,
@@ -378,6 +379,57 @@ export interface Store {
    */
   changedSinceLastCheck(now?: number): boolean;
   close(): Promise<void>;
+  /**
+   * The account a named key opens (migration 0014), with the key's id and scope. Asked only when
+   * `accountByKeyDigest` finds nothing, so the usual lookup costs no more.
+   */
+  accountByNamedKeyDigest(digest: string): Promise<NamedKeyHolder | undefined>;
+  /** Adds a named key to its account; false, adding nothing, when there is no such account. */
+  addNamedKey(key: StoredNamedKey): Promise<boolean>;
+  /** The account's named keys, oldest first, with their last use: never their digest or ciphertext. */
+  namedKeys(username: string): Promise<NamedKey[]>;
+  /**
+   * Deletes the account's named key: it opens nothing from then on, in every process and instance
+   * (the caches hear of it as of any key change). False when the account has no such key.
+   */
+  revokeNamedKey(username: string, id: string): Promise<boolean>;
+  /** Records when these named keys were last used (each keeps the latest time it was told; a revoked one is skipped). */
+  recordNamedKeyUses(uses: readonly NamedKeyUse[]): Promise<void>;
+}
+
+/** A named key as stored (migration 0014): its digest and ciphertext, as an account's own key. */
+export interface StoredNamedKey {
+  readonly id: string;
+  readonly username: string;
+  readonly name: string;
+  readonly scope: KeyScope;
+  readonly key: StoredKey;
+  /** Ms since the epoch. */
+  readonly createdAt: number;
+}
+
+/** A named key as listed to its owner: no secret, no digest. */
+export interface NamedKey {
+  readonly id: string;
+  readonly name: string;
+  readonly scope: KeyScope;
+  /** Ms since the epoch. */
+  readonly createdAt: number;
+  /** Ms since the epoch; undefined when never used. */
+  readonly lastUsedAt: number | undefined;
+}
+
+/** The account a named key opens, and the key. */
+export interface NamedKeyHolder {
+  readonly account: AccountRow;
+  readonly keyId: string;
+  readonly scope: KeyScope;
+}
+
+/** A named key that was used, and when (ms since the epoch). */
+export interface NamedKeyUse {
+  readonly keyId: string;
+  readonly at: number;
 }
 
 /**

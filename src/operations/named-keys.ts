@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { KeyScope } from '../domain/key-scope.js';
+import { KEY_NAME_MAX, type KeyScope } from '../domain/key-scope.js';
 import { digestApiKey, encryptApiKey, generateApiKey } from '../keys/api-keys.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import type { NamedKey, Store } from '../store/store.js';
@@ -60,4 +60,21 @@ export type RevokeOutcome = 'revoked' | 'no-account' | 'no-key';
 export async function revokeNamedKey(store: Store, username: string, id: string): Promise<RevokeOutcome> {
   if (await store.revokeNamedKey(username, id)) return 'revoked';
   return (await store.accountByUsername(username)) ? 'no-key' : 'no-account';
+}
+
+/** What bad input to a named key's creation is told (the admin API answers them with a 400, the CLI prints them). */
+export const NAMED_KEY_PROBLEMS = {
+  name: `name must be a text of 1 to ${KEY_NAME_MAX} characters, without control characters`,
+  scope: 'scope must be "validate" or "full"',
+} as const;
+
+/** A named key as the admin API and `keys list` show it: never its secret. */
+export function namedKeyBody(key: NamedKey) {
+  return {
+    id: key.id,
+    name: key.name,
+    scope: key.scope,
+    created_at: new Date(key.createdAt).toISOString(),
+    last_used_at: key.lastUsedAt === undefined ? null : new Date(key.lastUsedAt).toISOString(),
+  };
 }

@@ -545,6 +545,18 @@ export class KyselyStore implements Store {
     });
   }
 
+  namedKeyCipher(username: string, id: string): Promise<string | undefined> {
+    return this.guard(async () => {
+      const row = await this.db
+        .selectFrom('api_keys')
+        .select('key_cipher')
+        .where('username', '=', username)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row?.key_cipher;
+    });
+  }
+
   revokeNamedKey(username: string, id: string): Promise<boolean> {
     return this.write(async () => {
       const deleted = await this.db

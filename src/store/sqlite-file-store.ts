@@ -66,6 +66,7 @@ const DELEGATED = [
   'namedKeys',
   'revokeNamedKey',
   'recordNamedKeyUses',
+  'namedKeyCipher',
 ] as const satisfies readonly Delegated[];
 
 /** A call added to Store and not to DELEGATED fails to compile here. */

@@ -393,6 +393,8 @@ export interface Store {
    * (the caches hear of it as of any key change). False when the account has no such key.
    */
   revokeNamedKey(username: string, id: string): Promise<boolean>;
+  /** The ciphertext of the account's named key (to show it to its owner); undefined when it has no such key. */
+  namedKeyCipher(username: string, id: string): Promise<string | undefined>;
   /** Records when these named keys were last used (each keeps the latest time it was told; a revoked one is skipped). */
   recordNamedKeyUses(uses: readonly NamedKeyUse[]): Promise<void>;
 }

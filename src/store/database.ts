@@ -107,6 +107,8 @@ export interface ApiKeyRow {
   key_digest: string;
   key_cipher: string;
   created_at: number;
+  /** When it was revoked (ms since the epoch); null while it works. */
+  revoked_at: number | null;
 }
 
 /** When a named key was last used (see migration 0014). */

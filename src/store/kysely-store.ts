@@ -494,6 +494,7 @@ export class KyselyStore implements Store {
         .selectFrom('api_keys')
         .select(['id', 'username', 'scope'])
         .where('key_digest', '=', digest)
+        .where('revoked_at', 'is', null)
         .executeTakeFirst();
       const account = key && (await this.accountByUsername(key.username));
       return key && account ? { account, keyId: key.id, scope: key.scope } : undefined;
@@ -532,6 +533,7 @@ export class KyselyStore implements Store {
         .leftJoin('api_key_usage', 'api_key_usage.key_id', 'api_keys.id')
         .select(['api_keys.id', 'api_keys.name', 'api_keys.scope', 'api_keys.created_at', 'api_key_usage.last_used_at'])
         .where('api_keys.username', '=', username)
+        .where('api_keys.revoked_at', 'is', null)
         .orderBy('api_keys.created_at')
         .orderBy('api_keys.id')
         .execute();
@@ -552,6 +554,7 @@ export class KyselyStore implements Store {
         .select('key_cipher')
         .where('username', '=', username)
         .where('id', '=', id)
+        .where('revoked_at', 'is', null)
         .executeTakeFirst();
       return row?.key_cipher;
     });
@@ -559,12 +562,14 @@ export class KyselyStore implements Store {
 
   revokeNamedKey(username: string, id: string): Promise<boolean> {
     return this.write(async () => {
-      const deleted = await this.db
-        .deleteFrom('api_keys')
+      const revoked = await this.db
+        .updateTable('api_keys')
+        .set({ revoked_at: Date.now() })
         .where('username', '=', username)
         .where('id', '=', id)
+        .where('revoked_at', 'is', null)
         .executeTakeFirst();
-      return deleted.numDeletedRows > 0n;
+      return revoked.numUpdatedRows > 0n;
     });
   }
 
@@ -583,6 +588,7 @@ export class KyselyStore implements Store {
               'in',
               uses.map((use) => use.keyId),
             )
+            .where('revoked_at', 'is', null)
             .execute()
         ).map((row) => row.id),
       );

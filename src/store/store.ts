@@ -93,6 +93,18 @@ export interface ImportSession {
    * history); false, changing nothing, when there is no account `from` or `to` is taken.
    */
   renameAccount(from: string, to: string): Promise<boolean>;
+  /** The named keys (migration 0014) stored under these ids or these digests, revoked ones included. */
+  namedKeysFound(ids: readonly string[], digests: readonly string[]): Promise<NamedKeyState[]>;
+  /** Upserts these named keys by id, each working (not revoked) from then on; each account written earlier or stored. */
+  upsertNamedKeys(rows: readonly StoredNamedKey[]): Promise<void>;
+}
+
+/** A stored named key as an import checks it. */
+export interface NamedKeyState {
+  readonly id: string;
+  readonly username: string;
+  readonly digest: string;
+  readonly revoked: boolean;
 }
 
 /** Who may log in, for one MarketBob user (migration 0012; see src/marketbob/login-facts.ts). */
@@ -389,7 +401,7 @@ export interface Store {
   /** The account's named keys, oldest first, with their last use: never their digest or ciphertext. */
   namedKeys(username: string): Promise<NamedKey[]>;
   /**
-   * Deletes the account's named key: it opens nothing from then on, in every process and instance
+   * Revokes the account's named key: it opens nothing from then on, in every process and instance
    * (the caches hear of it as of any key change). False when the account has no such key.
    */
   revokeNamedKey(username: string, id: string): Promise<boolean>;

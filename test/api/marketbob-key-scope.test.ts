@@ -52,4 +52,18 @@ describe.each(TEST_STORES)('a validate key in the marketbob shape (%s)', (kind) 
     expect(named.statusCode).toBe(200);
     expect(named.body).toBe((await validate(MB_KEYS.maker)).body);
   });
+
+  it("opens only an active account: a banned user's named key is an unknown key, where its own key still validates", async () => {
+    const made = await createNamedKey(t.store, t.keys, 'banned', 'Installer', 'validate');
+    if (!made) throw new Error('no banned account');
+    const validate = (apiKey: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/mb/api/purchases/validation',
+        payload: { api_key: apiKey, purchase_code: MB_CODES.banned },
+      });
+    expect((await validate(MB_KEYS.banned)).statusCode).toBe(200);
+    const named = await validate(made.key);
+    expect([named.statusCode, named.body]).toEqual([404, '{"status":"error","msg":"Invalid purchase code"}']);
+  });
 });

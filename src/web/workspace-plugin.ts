@@ -113,6 +113,9 @@ const dateText = (t: WorkspaceTexts, at: Date) => ({
   text: new Intl.DateTimeFormat(t.locale, { dateStyle: 'long', timeStyle: 'long', timeZone: 'UTC' }).format(at),
 });
 
+/** How a hidden key is written (its last four characters only), on the page and in the examples. */
+const masked = (key: string) => `${'•'.repeat(20)}${key.slice(-4)}`;
+
 /**
  * The settings page's "More keys" data; with a validate key, the examples written with it (in clear
  * only on the page that made it, else masked as the account's key is), and a note naming it.
@@ -120,7 +123,7 @@ const dateText = (t: WorkspaceTexts, at: Date) => ({
 const namedKeysPageData = (section: NamedKeysSection, t: WorkspaceTexts, url: string, code: string | undefined) => {
   const example = section.exampleKey;
   if (example === undefined) return { namedKeys: section };
-  const key = example.value ?? `${'•'.repeat(20)}${example.last4}`;
+  const key = example.value ?? masked(example.last4);
   return {
     namedKeys: section,
     example: validationExample(t, url, key, code),
@@ -128,9 +131,6 @@ const namedKeysPageData = (section: NamedKeysSection, t: WorkspaceTexts, url: st
     exampleKeyNote: t.namedKeys.exampleUsesKey(example.name),
   };
 };
-
-/** How a hidden key is written (its last four characters only), on the page and in the examples. */
-const masked = (key: string) => `${'•'.repeat(20)}${key.slice(-4)}`;
 
 /** The window a query asks for: one of the page's, else the first. */
 const windowOf = (query: unknown): number => {
@@ -685,11 +685,11 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
       });
     });
 
-    workspacePage('POST', `${settingsUrl}/keys`, async (_request, reply, _t, who) => {
-      const form = readNamedKeyForm(_request.body);
+    workspacePage('POST', `${settingsUrl}/keys`, async (request, reply, _t, who) => {
+      const form = readNamedKeyForm(request.body);
       if ('problem' in form) return toSettings(reply, who, { namedKey: form });
       const created = await createNamedKey(store, keys, who.account.username, form.name, form.scope);
-      if (!created) return signedIn(_request, reply);
+      if (!created) return signedIn(request, reply);
       // The flash names the key, never holds it: the page decrypts it once from the store.
       return toSettings(reply, who, { namedKey: { created: created.id } });
     });

@@ -16,6 +16,7 @@ export const adminErrors = {
     message:
       "This account's key is MarketBob's: regenerate it in MarketBob, and the bridge takes the new key (and ends this one) within seconds",
   },
+  api_key_not_found: { status: 404, message: 'The account has no API key with this id' },
   webhook_not_found: { status: 404, message: 'The account has no webhook endpoint with this id' },
   delivery_not_found: { status: 404, message: 'The endpoint has no delivery of this event' },
   invalid_webhook: { status: 422, message: 'The webhook request is not valid' },

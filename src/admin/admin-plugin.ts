@@ -17,6 +17,7 @@ import type { StoreLocation } from '../store/store-location.js';
 import type { WebhookServiceDeps } from '../webhooks/webhook-endpoints.js';
 import { sendAdminError, sendAdminJson } from './admin-errors.js';
 import { createAdminTokenCheck } from './admin-token.js';
+import { apiKeyRoutes } from './api-key-routes.js';
 import { ImportTooLargeError, runImportInWorker } from './run-import-in-worker.js';
 import { webhookRoutes } from './webhook-routes.js';
 
@@ -201,6 +202,7 @@ export async function adminPlugin(scope: FastifyInstance, options: AdminPluginOp
   });
 
   webhookRoutes(scope, options.webhooks);
+  apiKeyRoutes(scope, store, keys);
 
   scope.get('/metrics', async (_request, reply) => {
     const text = await options.metricsText();
@@ -240,6 +242,8 @@ const ADMIN_PATHS = [
   { pattern: /^\/(export|metrics)$/, allow: 'GET, HEAD' },
   { pattern: /^\/purchases\/[^/]+\/(refund|cancel|downloaded)$/, allow: 'POST' },
   { pattern: /^\/accounts\/[^/]+\/(suspend|reactivate|api-key)$/, allow: 'POST' },
+  { pattern: /^\/accounts\/[^/]+\/api-keys$/, allow: 'GET, HEAD, POST' },
+  { pattern: /^\/accounts\/[^/]+\/api-keys\/[^/]+$/, allow: 'DELETE' },
   { pattern: /^\/accounts\/[^/]+\/webhooks$/, allow: 'GET, HEAD, POST' },
   { pattern: /^\/accounts\/[^/]+\/webhooks\/[^/]+$/, allow: 'DELETE' },
   { pattern: /^\/accounts\/[^/]+\/webhooks\/[^/]+\/deliveries$/, allow: 'GET, HEAD' },

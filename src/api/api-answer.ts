@@ -41,6 +41,7 @@ export function createApiAnswerer(context: EndpointContext): AnswerApiRequest {
     answer instanceof ApiError ? failed(request, reply, variant, answer) : succeeded(request, reply, answer);
   return (endpoint, request, reply, variant) => {
     cache.refresh(request.started);
+    request.endpointPath = endpoint.path;
     let answer: MaybePromise<OrRefusal<AnswerBody>>;
     try {
       answer = endpoint.handle(request, variant, context);

@@ -71,6 +71,8 @@ export interface ApiLimits {
  */
 export interface KeyClientMemo extends CounterSlot {
   readonly username: string;
+  /** The named key (migration 0014) that opened the account; undefined for the account's own key. */
+  readonly keyId: string | undefined;
   limitsClient: string | undefined;
   limitsKeyClient: string | undefined;
 }
@@ -125,7 +127,11 @@ export function createApiLimits(limits: Limits, config: LimitsConfig): ApiLimits
       let id = account.limitsKeyClient;
       if (id === undefined || account.limitsClient !== client) {
         // A client id holds no space, so the first one splits this id: no two pairs share it.
-        id = `${client} ${account.username}`;
+        // Per key: a named key's budgets are its own, not its account's key's.
+        id =
+          account.keyId === undefined
+            ? `${client} ${account.username}`
+            : `${client} ${account.username}\u0000${account.keyId}`;
         account.limitsClient = client;
         account.limitsKeyClient = id;
       }

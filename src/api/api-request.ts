@@ -25,4 +25,6 @@ export interface ApiRequest {
   limitsKeyClient: string | undefined;
   /** What the RateLimit-* headers show for this request. */
   limitsState: BudgetState | undefined;
+  /** The path of the endpoint answering it, relative to the variant's base (set by the answerer): what a key's scope is checked against. */
+  endpointPath?: string | undefined;
 }

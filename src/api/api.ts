@@ -40,7 +40,7 @@ export interface ApiOptions {
    * Where the keys' last use and the codes' activity are written (the process's background
    * writer: see src/writer); the store when left out.
    */
-  readonly writes?: Pick<Store, 'recordKeyUses' | 'recordActivity' | 'dropActivityBefore'>;
+  readonly writes?: Pick<Store, 'recordKeyUses' | 'recordNamedKeyUses' | 'recordActivity' | 'dropActivityBefore'>;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { scopeAllows } from '../keys/key-scopes.js';
 import type { VariantRuntime } from '../variants/variant-runtime.js';
 import { ApiError, type OrRefusal } from './api-error.js';
 import type { ApiRequest } from './api-request.js';
@@ -41,7 +42,8 @@ function admit(
 
 /**
  * The key's holder let in, whatever its status (MarketBob's shape checks it only for account
- * details): its budgets apply from here on, and its key's use is noted.
+ * details): its budgets apply from here on, and its key's use is noted. A key whose scope does not
+ * cover the endpoint is refused (403 `keyScope`) after its key was found, before any resource is read.
  */
 export function admitHolder(
   request: ApiRequest,
@@ -66,7 +68,12 @@ function noteUse(
   // "Last used" is shown to the minute: a key calling many times a second is noted once in ten.
   if (request.at - account.keyUseNoted >= KEY_USE_RESOLUTION_MS) {
     account.keyUseNoted = request.at;
-    keyUsage.used(account.username, request.at);
+    if (account.keyId === undefined) keyUsage.used(account.username, request.at);
+    else keyUsage.usedNamed(account.keyId, request.at);
+  }
+  // A `validate` key opens its account for validation and activations only (src/keys/key-scopes.ts).
+  if (account.scope !== 'full' && !scopeAllows(account.scope, request.endpointPath ?? '')) {
+    return ApiError.of('keyScope');
   }
   return account;
 }

@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { ActivityMark } from '../activity/activity-counter.js';
+import type { KeyScope } from '../domain/key-scope.js';
 import type { CacheMetrics, ServiceMetrics } from '../metrics/service-metrics.js';
 import { type MarketbobAccess, marketbobAccess, serializeMarketbobItem } from '../records/marketbob-serialize.js';
 import type { AccountRow, AccountStatus, ItemRow, ItemStatus, ListedItem, PurchaseRow } from '../records/rows.js';
@@ -22,6 +23,8 @@ export interface CachedAccount extends KeyClientMemo {
   readonly json: readonly (Buffer | undefined)[];
   /** When the key's use was last given to KeyUsage (ms since the epoch; see authenticate). */
   keyUseNoted: number;
+  /** What the key that found this entry may call: `full` for the account's own key (see src/keys/key-scopes.ts). */
+  readonly scope: KeyScope;
 }
 
 /** What the hot path needs of an item: its owner, its status, and its answer and JSON per variant. */
@@ -348,9 +351,28 @@ export class ResourceCache {
     const generation = this.generation;
     const digest = this.digestOf(apiKey);
     const row = await this.store.accountByKeyDigest(digest);
-    if (!row) return this.retiredKeyAccount(keyHash, digest, variant, generation);
+    if (!row) return this.namedKeyAccount(keyHash, digest, variant, generation);
     const current = generation === this.generation;
     const found = this.cachedAccount(current ? this.accounts.get(keyHash) : undefined, row, variant);
+    if (current) this.accounts.set(keyHash, found);
+    return found;
+  }
+
+  /**
+   * A named key's account (migration 0014), its entry carrying the key's id and scope; else, as
+   * for any key the accounts do not hold, a retired one. Cached as the account's own key is, so a
+   * revoked key stops at the next clearing: a revocation is a write every process hears of.
+   */
+  private async namedKeyAccount(
+    keyHash: string,
+    digest: string,
+    variant: VariantRuntime | undefined,
+    generation: number,
+  ): Promise<CachedAccount | undefined> {
+    const named = await this.store.accountByNamedKeyDigest(digest);
+    if (!named) return this.retiredKeyAccount(keyHash, digest, variant, generation);
+    const current = generation === this.generation;
+    const found = this.cachedAccount(current ? this.accounts.get(keyHash) : undefined, named.account, variant, named);
     if (current) this.accounts.set(keyHash, found);
     return found;
   }
@@ -540,6 +562,7 @@ export class ResourceCache {
     held: CachedAccount | undefined,
     row: AccountRow,
     variant: VariantRuntime | undefined,
+    named?: { readonly keyId: string; readonly scope: KeyScope },
   ): CachedAccount {
     const entry = held ?? {
       username: row.username,
@@ -547,6 +570,8 @@ export class ResourceCache {
       marketbob: marketbobAccess(row),
       json: [],
       keyUseNoted: 0,
+      keyId: named?.keyId,
+      scope: named?.scope ?? 'full',
       limitsClient: undefined,
       limitsKeyClient: undefined,
       counterSlot: undefined,

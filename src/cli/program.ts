@@ -7,6 +7,7 @@ import { KeyManagedByMarketbobError, rotateAccountKey, showKey } from '../operat
 import { readSnapshot } from '../store/snapshot.js';
 import { addAccountCommands } from './accounts-commands.js';
 import { type CliConfig, EXIT, EXIT_CODES_HELP, examples, fail, storeRunner, type WithStore } from './cli-support.js';
+import { addNamedKeyCommands } from './keys-commands.js';
 import { addPurchaseCommands } from './purchases-commands.js';
 import { setPasswordCommand } from './set-password-command.js';
 import { addWebhookCommands } from './webhooks-commands.js';
@@ -94,8 +95,15 @@ export function createProgram({ loadConfig, version }: ProgramOptions): Command 
 
   const keys = program
     .command('keys')
-    .description("Show or rotate an account's API key")
-    .addHelpText('after', examples('npm run cli -- keys show jdoe', 'npm run cli -- keys rotate jdoe'));
+    .description("Show or rotate an account's API key; create, list or revoke its named keys")
+    .addHelpText(
+      'after',
+      examples(
+        'npm run cli -- keys show jdoe',
+        'npm run cli -- keys rotate jdoe',
+        'npm run cli -- keys create jdoe --name "Installer" --scope validate',
+      ),
+    );
   keys
     .command('show')
     .description("Print the account's current API key")
@@ -141,6 +149,8 @@ export function createProgram({ loadConfig, version }: ProgramOptions): Command 
           `Keep this new key safe; see it again with: npm run cli -- keys show ${username}\n`,
       );
     });
+
+  addNamedKeyCommands(keys, withStore);
 
   addAccountCommands(program, withStore)
     .command('set-password')

@@ -22,7 +22,12 @@ const parseList = (json: string) => JSON.parse(json) as string[];
  * (none for an account without a key: imported elsewhere, it gets a fresh one), and its password
  * hash (never a password) when it has one.
  */
-export function accountLine(row: AccountRow, apiKey: string | undefined, passwordHash?: string): AccountLine {
+export function accountLine(
+  row: AccountRow,
+  apiKey: string | undefined,
+  passwordHash?: string,
+  namedKeys?: NonNullable<AccountLine['api_keys']>,
+): AccountLine {
   const links = JSON.parse(row.social_links) as [string, string][];
   const line: AccountLine = {
     type: 'account',
@@ -44,6 +49,8 @@ export function accountLine(row: AccountRow, apiKey: string | undefined, passwor
     },
   };
   if (passwordHash !== undefined) line.password_hash = passwordHash;
+  // In clear, as its own key: they keep working in the store the file is imported into.
+  if (namedKeys !== undefined && namedKeys.length > 0) line.api_keys = namedKeys;
   if (row.marketbob !== '') line.marketbob = JSON.parse(row.marketbob);
   return line;
 }

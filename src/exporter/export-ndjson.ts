@@ -55,9 +55,24 @@ export async function exportNdjson(
   };
 
   for (let page = await snapshot.accounts(undefined, PAGE_ROWS); page.length > 0; ) {
-    const hashes = await snapshot.passwordHashes(page.map((row) => row.username));
+    const usernames = page.map((row) => row.username);
+    const hashes = await snapshot.passwordHashes(usernames);
+    const named = await snapshot.namedKeys(usernames);
     await write(
-      page.map((row) => accountLine(row, keyOf(keys, row.username, row.key_cipher), hashes.get(row.username))),
+      page.map((row) =>
+        accountLine(
+          row,
+          keyOf(keys, row.username, row.key_cipher),
+          hashes.get(row.username),
+          named.get(row.username)?.map((key) => ({
+            id: key.id,
+            name: key.name,
+            scope: key.scope,
+            key: keyOf(keys, row.username, key.cipher) as string,
+            created_at: new Date(key.createdAt).toISOString(),
+          })),
+        ),
+      ),
     );
     counts.accounts += page.length;
     page = await snapshot.accounts(page.at(-1)?.username, PAGE_ROWS);

@@ -5,9 +5,11 @@ import {
   type AccountUpsert,
   ImportRowRejectedError,
   type ImportSession,
+  type NamedKeyState,
   type PasswordHashUpsert,
   type ReplacedKey,
   type StoredKey,
+  type StoredNamedKey,
   type UpsertCounts,
 } from '../store/store.js';
 import type { AccountEntry } from './account-line.js';
@@ -34,6 +36,8 @@ type Pending =
       readonly line: number;
       readonly entry: AccountEntry;
       readonly digest: string | undefined;
+      /** The digests of the line's named keys (`api_keys`), in order. */
+      readonly namedDigests: readonly string[];
     }
   | { readonly kind: 'item'; readonly line: number; readonly record: ItemRecord; readonly accountSeen: boolean }
   | { readonly kind: 'purchase'; readonly line: number; readonly record: PurchaseRecord; readonly itemSeen: boolean };
@@ -120,7 +124,8 @@ export class ImportRun {
         this.batch.accounts.add(username);
         const apiKey = parsed.entry.extras.api_key;
         const digest = apiKey === undefined ? undefined : digestApiKey(this.keys, apiKey);
-        this.batch.entries.push({ kind: 'account', line, entry: parsed.entry, digest });
+        const namedDigests = (parsed.entry.extras.api_keys ?? []).map((named) => digestApiKey(this.keys, named.key));
+        this.batch.entries.push({ kind: 'account', line, entry: parsed.entry, digest, namedDigests });
         this.seenAccounts.add(username);
         break;
       }
@@ -189,7 +194,8 @@ export class ImportRun {
 
   private async process(batch: Batch): Promise<void> {
     const errors = batch.errors;
-    const { storedKeys, owners, formerHolders, storedItems } = await this.lookUp(batch);
+    const { storedKeys, owners, formerHolders, storedItems, namedKeys } = await this.lookUp(batch);
+    const named: StoredNamedKey[] = [];
     const accounts: AccountUpsert[] = [];
     const accountLines: number[] = [];
     const passwords: PasswordHashUpsert[] = [];
@@ -206,7 +212,11 @@ export class ImportRun {
         case 'account': {
           const storedDigest = storedKeys.get(pending.entry.record.username);
           const decided = this.accountKey(pending, storedDigest, owners, formerHolders, writing);
-          if ('rejected' in decided) {
+          const namedProblem = this.namedKeysProblem(pending, namedKeys);
+          if (namedProblem !== undefined) {
+            errors.push({ line: pending.line, message: `account: ${namedProblem}` });
+            writing = false;
+          } else if ('rejected' in decided) {
             errors.push({ line: pending.line, message: `account: ${decided.rejected}` });
             writing = false;
           } else if (writing) {
@@ -217,6 +227,7 @@ export class ImportRun {
             accountLines.push(pending.line);
             const passwordHash = pending.entry.extras.password_hash;
             if (passwordHash !== undefined) passwords.push({ username: pending.entry.record.username, passwordHash });
+            named.push(...this.namedKeyRows(pending));
           }
           break;
         }
@@ -261,6 +272,7 @@ export class ImportRun {
           const counts = await this.session.upsertAccounts(accounts);
           await this.session.upsertPasswordHashes(passwords);
           if (rekeyed.length > 0) await this.session.keysReplaced(rekeyed);
+          await this.session.upsertNamedKeys(named);
           return counts;
         })) ??
         (await this.write('item', itemLines, () => this.session.upsertItems(items))) ??
@@ -275,10 +287,14 @@ export class ImportRun {
     const usernames = new Set<string>();
     const digests = new Set<string>();
     const itemIds = new Set<number>();
+    const namedIds: string[] = [];
+    const namedDigests: string[] = [];
     for (const pending of batch.entries) {
       if (pending.kind === 'account') {
         usernames.add(pending.entry.record.username);
         if (pending.digest !== undefined) digests.add(pending.digest);
+        for (const named of pending.entry.extras.api_keys ?? []) namedIds.push(named.id);
+        namedDigests.push(...pending.namedDigests);
       } else if (pending.kind === 'item') {
         if (!pending.accountSeen && !this.storedAccounts.has(pending.record.account))
           usernames.add(pending.record.account);
@@ -294,7 +310,49 @@ export class ImportRun {
           ? await this.session.formerKeyHolders([...digests])
           : new Map<string, Set<string>>(),
       storedItems: itemIds.size > 0 ? await this.session.existingItems([...itemIds]) : new Set<number>(),
+      namedKeys: namedIds.length > 0 ? await this.session.namedKeysFound(namedIds, namedDigests) : [],
     };
+  }
+
+  /**
+   * Why the line's named keys cannot be written, if they cannot: an id or a key that is another
+   * account's or another key's, or a key revoked since (an old export would bring it back: only
+   * with replaceKeys, as a replaced account key). Never names a key.
+   */
+  private namedKeysProblem(
+    pending: Pending & { kind: 'account' },
+    stored: readonly NamedKeyState[],
+  ): string | undefined {
+    const { username } = pending.entry.record;
+    const keys = pending.entry.extras.api_keys ?? [];
+    for (const [index, named] of keys.entries()) {
+      const digest = pending.namedDigests[index];
+      const at = `api_keys[${index}]`;
+      const byId = stored.find((state) => state.id === named.id);
+      const byDigest = stored.find((state) => state.digest === digest);
+      if (byId !== undefined && byId.username !== username) return `${at}.id is a key of another account`;
+      if (byDigest !== undefined && byDigest.id !== named.id) return `${at}.key is already another named key`;
+      if (!this.replaceKeys && (byId?.revoked || byDigest?.revoked)) {
+        return (
+          `${at} is a key that was revoked; importing it would bring it back ` +
+          '(to do so: import --replace-keys, or replace_keys=true in the admin API)'
+        );
+      }
+    }
+    return undefined;
+  }
+
+  /** The line's named keys as the store keeps them: a digest and a ciphertext each. */
+  private namedKeyRows(pending: Pending & { kind: 'account' }): StoredNamedKey[] {
+    const username = pending.entry.record.username;
+    return (pending.entry.extras.api_keys ?? []).map((named, index) => ({
+      id: named.id,
+      username,
+      name: named.name,
+      scope: named.scope,
+      key: { digest: pending.namedDigests[index] as string, cipher: encryptApiKey(this.keys, named.key) },
+      createdAt: named.createdAt,
+    }));
   }
 
   /**

@@ -1,5 +1,5 @@
 import { setImmediate } from 'node:timers/promises';
-import type { KeyUse, Store } from '../store/store.js';
+import type { KeyUse, NamedKeyUse, Store } from '../store/store.js';
 
 /** How often the uses gathered in memory are written: "last used" is shown to the minute. */
 const FLUSH_EVERY_MS = 60_000;
@@ -18,6 +18,8 @@ const USES_PER_WRITE = 250;
 export interface KeyUsage {
   /** The account's key answered a request now, or at `at` (ms since the epoch) when the caller has read the clock already. */
   used(username: string, at?: number): void;
+  /** A named key (migration 0014) answered a request now, or at `at`: its own last use, not its account's key's. */
+  usedNamed(keyId: string, at?: number): void;
   /** Writes what was gathered (tests; it goes by itself every minute). */
   flush(): Promise<void>;
   /** Writes what is left and stops. */
@@ -25,19 +27,26 @@ export interface KeyUsage {
 }
 
 export function createKeyUsage(
-  store: Pick<Store, 'recordKeyUses'>,
+  store: Pick<Store, 'recordKeyUses' | 'recordNamedKeyUses'>,
   onError: (error: unknown) => void,
   now: () => number = Date.now,
 ): KeyUsage {
   let pending = new Map<string, number>();
+  let pendingNamed = new Map<string, number>();
   const flush = async () => {
-    if (pending.size === 0) return;
+    if (pending.size === 0 && pendingNamed.size === 0) return;
     const uses: KeyUse[] = [...pending].map(([username, at]) => ({ username, at }));
+    const namedUses: NamedKeyUse[] = [...pendingNamed].map(([keyId, at]) => ({ keyId, at }));
     pending = new Map();
+    pendingNamed = new Map();
     try {
       for (let start = 0; start < uses.length; start += USES_PER_WRITE) {
         if (start > 0) await setImmediate();
         await store.recordKeyUses(uses.slice(start, start + USES_PER_WRITE));
+      }
+      for (let start = 0; start < namedUses.length; start += USES_PER_WRITE) {
+        await setImmediate();
+        await store.recordNamedKeyUses(namedUses.slice(start, start + USES_PER_WRITE));
       }
     } catch (error) {
       // Lost for this minute only: the next use records the time again.
@@ -49,6 +58,9 @@ export function createKeyUsage(
   return {
     used(username, at = now()) {
       pending.set(username, at);
+    },
+    usedNamed(keyId, at = now()) {
+      pendingNamed.set(keyId, at);
     },
     flush,
     async close() {

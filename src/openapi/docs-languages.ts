@@ -151,6 +151,8 @@ const pt: DocsLanguage = {
     'The body cannot be parsed': 'O corpo não pode ser lido',
     'The key is unknown or revoked, or its account is suspended':
       'A chave é desconhecida ou foi revogada, ou a sua conta está suspensa',
+    'The key is a validate key, which may call only purchase validation and activations':
+      'A chave é uma chave validate, que só pode chamar a validação de compras e as ativações',
     'The account has no approved item': 'A conta não tem nenhum item aprovado',
     "No approved item of the key's account has this id": 'Nenhum item aprovado da conta da chave tem este id',
     'The purchase code is not valid for this account': 'O código de compra não é válido para esta conta',
@@ -170,6 +172,7 @@ const pt: DocsLanguage = {
     Success: 'Sucesso',
     'Bad request': 'Solicitação inválida',
     Unauthorized: 'Não autorizado',
+    Forbidden: 'Proibido',
     'Not found': 'Não encontrado',
     'Method not allowed': 'Método não permitido',
     'Request timeout': 'Tempo esgotado',

@@ -44,6 +44,7 @@ export const STATUS_TEXT: Readonly<Record<number, string>> = {
   200: 'Success',
   400: 'Bad request',
   401: 'Unauthorized',
+  403: 'Forbidden',
   404: 'Not found',
   405: 'Method not allowed',
   408: 'Request timeout',

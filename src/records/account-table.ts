@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { API_KEY_PATTERN } from '../domain/api-key-format.js';
+import { KEY_NAME_MAX, KEY_SCOPES, type KeyScope, keyName } from '../domain/key-scope.js';
 import { passwordHashProblem } from '../domain/password-hash-format.js';
 import type { FieldReader } from './field-reader.js';
 import { MoneySchema } from './field-reader.js';
@@ -23,6 +24,50 @@ const Text = Type.String();
 const Url = Type.String({ description: 'An http(s) URL, or "" for none' });
 const Timestamp = Type.String({ description: 'ISO 8601 with Z or an offset' });
 const orEmpty = (value: string | undefined) => value ?? '';
+
+/** One named key of an account line (`api_keys`). */
+const NamedKeyLineSchema = Type.Object(
+  {
+    id: Type.String({ description: 'key_ and 1 to 60 letters or digits, as the service made it' }),
+    name: Type.String({ description: `1 to ${KEY_NAME_MAX} characters` }),
+    scope: Type.Union(
+      KEY_SCOPES.map((scope) => Type.Literal(scope)),
+      { description: 'validate (purchase validation and activations only) or full' },
+    ),
+    key: Type.String({ description: '16 to 128 characters of A-Za-z0-9_-' }),
+    created_at: Timestamp,
+  },
+  { additionalProperties: false },
+);
+
+/** A named key as an account line gives it, read (its key in clear: the importer keeps a digest and a ciphertext). */
+export interface NamedKeyEntry {
+  readonly id: string;
+  readonly name: string;
+  readonly scope: KeyScope;
+  readonly key: string;
+  /** Ms since the epoch. */
+  readonly createdAt: number;
+}
+
+const NAMED_KEY_ID = /^key_[A-Za-z0-9]{1,60}$/;
+
+function namedKeysOf(reader: FieldReader, keys: readonly Static<typeof NamedKeyLineSchema>[]): NamedKeyEntry[] {
+  const ids = new Set<string>();
+  return keys.map((key, index) => {
+    const at = `api_keys[${index}]`;
+    if (!NAMED_KEY_ID.test(key.id)) reader.problem(`${at}.id must be key_ and 1 to 60 letters or digits`);
+    else if (ids.has(key.id)) reader.problem(`${at}.id is given twice`);
+    ids.add(key.id);
+    const name = keyName(key.name);
+    if (name === undefined)
+      reader.problem(`${at}.name must be 1 to ${KEY_NAME_MAX} characters, without control characters`);
+    if (!API_KEY_PATTERN.test(key.key))
+      reader.problem(`${at}.key must be 16 to 128 characters of A-Z, a-z, 0-9, _ and -`);
+    const createdAt = reader.timestamp(`${at}.created_at`, key.created_at);
+    return { id: key.id, name: name ?? '', scope: key.scope, key: key.key, createdAt: Date.parse(createdAt) };
+  });
+}
 
 /**
  * The `accounts` table and the `account` import line (SPEC 5), one entry per column in table
@@ -78,6 +123,15 @@ export const ACCOUNTS = defineRecordTable({
         if (problem !== undefined) reader.problem(problem);
         return passwordHash;
       },
+    ),
+    api_keys: lineOnly(
+      {
+        field: Type.Array(NamedKeyLineSchema, {
+          description:
+            "The account's named keys (see docs/api.md), each in clear as api_key is; upserted by id, never brought back once revoked unless keys may be replaced",
+        }),
+      },
+      (keys, reader) => keys && namedKeysOf(reader, keys),
     ),
     heading: optional({ sql: 'text', stored: Text, field: Text, at: 'profile.heading' }, orEmpty),
     description: optional({ sql: 'text', stored: Text, field: Text, at: 'profile.description' }, orEmpty),

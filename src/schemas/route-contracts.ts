@@ -1,4 +1,5 @@
 import { type TProperties, Type } from '@sinclair/typebox';
+import { VALIDATE_SCOPE_PATHS } from '../keys/key-scopes.js';
 import type { ErrorKind } from '../variants/error-kinds.js';
 import { Account, ActiveCode, Item, Purchase, PurchaseActivity } from './resource-schemas.js';
 
@@ -160,6 +161,8 @@ export function routeErrorKinds(route: RouteContract): ReadonlyMap<number, reado
   const kinds = new Map<number, readonly ErrorKind[]>([
     [400, ['badParameter', 'malformedRequest']],
     [401, ['invalidRequest']],
+    // A `validate` key may call only what src/keys/key-scopes.ts lists.
+    ...(VALIDATE_SCOPE_PATHS.has(route.path) ? [] : [[403, ['keyScope']] as const]),
     [404, [...route.notFound, 'notFound']],
     [405, ['methodNotAllowed']],
     // Headers or a body that do not arrive in time (config server.requestTimeoutSeconds).

@@ -39,6 +39,7 @@ class DoorRequest implements ApiRequest {
   limitsClient = '';
   limitsKeyClient: string | undefined = undefined;
   limitsState: BudgetState | undefined = undefined;
+  endpointPath: string | undefined = undefined;
 
   constructor(
     readonly id: string,

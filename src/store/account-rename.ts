@@ -16,6 +16,7 @@ export const ACCOUNT_REFERENCES: readonly { readonly table: string; readonly col
   { table: 'marketbob_users', column: 'username' },
   { table: 'webhook_endpoints', column: 'account' },
   { table: 'webhook_events', column: 'account' },
+  { table: 'api_keys', column: 'username' },
 ];
 
 /** Set on the key digest while the renamed row and its copy both exist (the column is unique); 9 characters. */

@@ -39,6 +39,9 @@ export const LOGGED_TABLES: readonly LoggedTable[] = [
   },
   { table: 'purchases', names: [{ kind: 'purchase', column: 'code_key' }] },
   { table: 'source_settings', names: [{ kind: 'setting', column: 'name' }] },
+  // A named key is kept in the cache with its account's entries: a new, revoked or renamed key
+  // drops them (and the unknown keys), as a change of the account's own key does.
+  { table: 'api_keys', names: [{ kind: 'account', column: 'username' }] },
 ];
 
 /** Which table's rows a kind names (a wholesale entry for it stands for every key). */

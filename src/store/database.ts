@@ -1,3 +1,4 @@
+import type { KeyScope } from '../domain/key-scope.js';
 import type { AccountRow, ItemRecord, PurchaseRecord } from '../records/rows.js';
 import type { WebhookDeliveryRow, WebhookEndpointRow, WebhookEventRow } from './webhook-rows.js';
 
@@ -18,6 +19,8 @@ export interface Database {
   webhook_endpoints: WebhookEndpointRow;
   webhook_events: WebhookEventRow;
   webhook_deliveries: WebhookDeliveryRow;
+  api_keys: ApiKeyRow;
+  api_key_usage: ApiKeyUsageRow;
 }
 
 /** An account's password hash, kept apart from `accounts` (see migration 0002). */
@@ -93,4 +96,23 @@ export interface MarketbobLoginStepRow {
 export interface SourceSettingRow {
   name: string;
   value: string;
+}
+
+/** A named key of an account (see migration 0014): a digest and a ciphertext, as the account's own key. */
+export interface ApiKeyRow {
+  id: string;
+  username: string;
+  name: string;
+  scope: KeyScope;
+  key_digest: string;
+  key_cipher: string;
+  created_at: number;
+  /** When it was revoked (ms since the epoch); null while it works. */
+  revoked_at: number | null;
+}
+
+/** When a named key was last used (see migration 0014). */
+export interface ApiKeyUsageRow {
+  key_id: string;
+  last_used_at: number;
 }

@@ -15,10 +15,14 @@ import {
   type KeyDate,
   type KeyUse,
   type MarketbobLoginFacts,
+  type NamedKey,
+  type NamedKeyHolder,
+  type NamedKeyUse,
   type RetiredKeyAccount,
   type SourceSettingName,
   type Store,
   type StoredKey,
+  type StoredNamedKey,
   StoreUnavailableError,
 } from './store.js';
 import { type Change, purchaseEventTypes, purchaseSnapshot, recordChanges } from './webhook-outbox.js';
@@ -486,6 +490,126 @@ export class KyselyStore implements Store {
 
   async close(): Promise<void> {
     await this.parts.close();
+  }
+
+  accountByNamedKeyDigest(digest: string): Promise<NamedKeyHolder | undefined> {
+    return this.guard(async () => {
+      const key = await this.db
+        .selectFrom('api_keys')
+        .select(['id', 'username', 'scope'])
+        .where('key_digest', '=', digest)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      const account = key && (await this.accountByUsername(key.username));
+      return key && account ? { account, keyId: key.id, scope: key.scope } : undefined;
+    });
+  }
+
+  addNamedKey(key: StoredNamedKey): Promise<boolean> {
+    return this.write(async () => {
+      const inserted = await this.db
+        .insertInto('api_keys')
+        .columns(['id', 'username', 'name', 'scope', 'key_digest', 'key_cipher', 'created_at'])
+        // Only for an account that exists: one statement, no window for a rename or a deletion.
+        .expression((eb) =>
+          eb
+            .selectFrom('accounts')
+            .select([
+              eb.val(key.id).as('id'),
+              'username',
+              eb.val(key.name).as('name'),
+              eb.val(key.scope).as('scope'),
+              eb.val(key.key.digest).as('key_digest'),
+              eb.val(key.key.cipher).as('key_cipher'),
+              eb.val(key.createdAt).as('created_at'),
+            ])
+            .where('username', '=', key.username),
+        )
+        .executeTakeFirst();
+      return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
+    });
+  }
+
+  namedKeys(username: string): Promise<NamedKey[]> {
+    return this.guard(async () => {
+      const rows = await this.db
+        .selectFrom('api_keys')
+        .leftJoin('api_key_usage', 'api_key_usage.key_id', 'api_keys.id')
+        .select(['api_keys.id', 'api_keys.name', 'api_keys.scope', 'api_keys.created_at', 'api_key_usage.last_used_at'])
+        .where('api_keys.username', '=', username)
+        .where('api_keys.revoked_at', 'is', null)
+        .orderBy('api_keys.created_at')
+        .orderBy('api_keys.id')
+        .execute();
+      return rows.map((row) => ({
+        id: row.id,
+        name: row.name,
+        scope: row.scope,
+        createdAt: Number(row.created_at),
+        lastUsedAt: row.last_used_at === null ? undefined : Number(row.last_used_at),
+      }));
+    });
+  }
+
+  namedKeyCipher(username: string, id: string): Promise<string | undefined> {
+    return this.guard(async () => {
+      const row = await this.db
+        .selectFrom('api_keys')
+        .select('key_cipher')
+        .where('username', '=', username)
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      return row?.key_cipher;
+    });
+  }
+
+  revokeNamedKey(username: string, id: string): Promise<boolean> {
+    return this.write(async () => {
+      const revoked = await this.db
+        .updateTable('api_keys')
+        .set({ revoked_at: Date.now() })
+        .where('username', '=', username)
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      return revoked.numUpdatedRows > 0n;
+    });
+  }
+
+  recordNamedKeyUses(uses: readonly NamedKeyUse[]): Promise<void> {
+    if (uses.length === 0) return Promise.resolve();
+    // Not a change the API's caches must hear of (api_key_usage has no change trigger).
+    return this.write(async () => {
+      // A key revoked since its use was gathered has no row left to date.
+      const live = new Set(
+        (
+          await this.db
+            .selectFrom('api_keys')
+            .select('id')
+            .where(
+              'id',
+              'in',
+              uses.map((use) => use.keyId),
+            )
+            .where('revoked_at', 'is', null)
+            .execute()
+        ).map((row) => row.id),
+      );
+      const values = uses
+        .filter((use) => live.has(use.keyId))
+        .map((use) => ({ key_id: use.keyId, last_used_at: use.at }));
+      if (values.length === 0) return;
+      await this.db
+        .insertInto('api_key_usage')
+        .values(values)
+        .onConflict((conflict) =>
+          conflict.column('key_id').doUpdateSet((eb) => ({
+            last_used_at: sql<number>`CASE WHEN ${eb.ref('excluded.last_used_at')} > ${eb.ref('api_key_usage.last_used_at')} THEN ${eb.ref('excluded.last_used_at')} ELSE ${eb.ref('api_key_usage.last_used_at')} END`,
+          })),
+        )
+        .execute();
+    }, false);
   }
 
   private updatePurchase(

@@ -20,8 +20,10 @@ import {
   type ImportSession,
   type MarketbobLoginFacts,
   type MarketbobUserLink,
+  type NamedKeyState,
   type PasswordHashUpsert,
   type ReplacedKey,
+  type StoredNamedKey,
   type UpsertCounts,
 } from './store.js';
 import {
@@ -467,6 +469,53 @@ class PostgresImportSession implements ImportSession {
       const changes = usernames.map((account) => ({ account, type: 'api_key.rotated', codeKey: '', data }));
       await this.writeOutbox(outboxRows(subscriptions, changes, Date.now()));
     }
+  }
+
+  async namedKeysFound(ids: readonly string[], digests: readonly string[]): Promise<NamedKeyState[]> {
+    const { rows } = await this.client.query<{
+      id: string;
+      username: string;
+      key_digest: string;
+      revoked_at: string | null;
+    }>({
+      name: 'import_named_keys_found',
+      text:
+        'SELECT id, username, key_digest, revoked_at FROM api_keys ' +
+        'WHERE id = ANY($1::text[]) OR key_digest = ANY($2::text[])',
+      values: [ids, digests],
+    });
+    return rows.map((row) => ({
+      id: row.id,
+      username: row.username,
+      digest: row.key_digest,
+      revoked: row.revoked_at !== null,
+    }));
+  }
+
+  async upsertNamedKeys(rows: readonly StoredNamedKey[]): Promise<void> {
+    if (rows.length === 0) return;
+    // A key may move from one account to another: the caches' accounts go whole (imports are rare).
+    this.changes.whole('accounts');
+    const column = <T>(read: (row: StoredNamedKey) => T) => rows.map(read);
+    await this.client.query({
+      name: 'import_named_keys',
+      text:
+        'INSERT INTO api_keys (id, username, name, scope, key_digest, key_cipher, created_at, revoked_at) ' +
+        'SELECT i, u, n, s, d, c, t, NULL FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], ' +
+        '$6::text[], $7::int8[]) AS r(i, u, n, s, d, c, t) ' +
+        'ON CONFLICT (id) DO UPDATE SET username = EXCLUDED.username, name = EXCLUDED.name, scope = EXCLUDED.scope, ' +
+        'key_digest = EXCLUDED.key_digest, key_cipher = EXCLUDED.key_cipher, created_at = EXCLUDED.created_at, ' +
+        'revoked_at = NULL',
+      values: [
+        column((row) => row.id),
+        column((row) => row.username),
+        column((row) => row.name),
+        column((row) => row.scope),
+        column((row) => row.key.digest),
+        column((row) => row.key.cipher),
+        column((row) => row.createdAt),
+      ],
+    });
   }
 
   /** Password hashes go to their own table (see migration 0002), one statement per batch. */

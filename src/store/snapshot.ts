@@ -1,5 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
+import type { KeyScope } from '../domain/key-scope.js';
 import type { AccountRow, ItemRow, PurchaseRow } from '../records/rows.js';
 import type { Database } from './database.js';
 import { createPostgresPool } from './postgres.js';
@@ -16,7 +17,19 @@ export interface StoreSnapshot {
   /** The MarketBob user ids of those of these accounts that come from one (migration 0007). */
   marketbobUserIds(usernames: readonly string[]): Promise<Map<string, number>>;
   items(after: number | undefined, limit: number): Promise<ItemRow[]>;
+  /** The named keys (migration 0014) of these accounts that work (revoked ones left out), oldest first. */
+  namedKeys(usernames: readonly string[]): Promise<Map<string, SnapshotNamedKey[]>>;
   purchases(after: string | undefined, limit: number): Promise<PurchaseRow[]>;
+}
+
+/** A named key as an export reads it: its ciphertext, to be decrypted into the line. */
+export interface SnapshotNamedKey {
+  readonly id: string;
+  readonly name: string;
+  readonly scope: KeyScope;
+  readonly cipher: string;
+  /** Ms since the epoch. */
+  readonly createdAt: number;
 }
 
 /** The page queries, written once for both stores. */
@@ -47,6 +60,30 @@ function pagesOf(trx: Transaction<Database>): StoreSnapshot {
         .where('username', 'in', usernames)
         .execute();
       return new Map(rows.map((row) => [row.username, Number(row.user_id)]));
+    },
+    namedKeys: async (usernames) => {
+      const found = new Map<string, SnapshotNamedKey[]>();
+      if (usernames.length === 0) return found;
+      const rows = await trx
+        .selectFrom('api_keys')
+        .select(['username', 'id', 'name', 'scope', 'key_cipher', 'created_at'])
+        .where('username', 'in', usernames)
+        .where('revoked_at', 'is', null)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
+      for (const row of rows) {
+        const keys = found.get(row.username) ?? [];
+        keys.push({
+          id: row.id,
+          name: row.name,
+          scope: row.scope,
+          cipher: row.key_cipher,
+          createdAt: Number(row.created_at),
+        });
+        found.set(row.username, keys);
+      }
+      return found;
     },
     items: (after, limit) =>
       trx

@@ -62,6 +62,12 @@ const DELEGATED = [
   'sourceSetting',
   'setSourceSetting',
   'runImport',
+  'accountByNamedKeyDigest',
+  'addNamedKey',
+  'namedKeys',
+  'revokeNamedKey',
+  'recordNamedKeyUses',
+  'namedKeyCipher',
 ] as const satisfies readonly Delegated[];
 
 /** A call added to Store and not to DELEGATED fails to compile here. */

@@ -12,8 +12,10 @@ import {
   type ImportSession,
   type MarketbobLoginFacts,
   type MarketbobUserLink,
+  type NamedKeyState,
   type PasswordHashUpsert,
   type ReplacedKey,
+  type StoredNamedKey,
   type UpsertCounts,
 } from './store.js';
 import {
@@ -338,6 +340,34 @@ class SqliteImportSession implements ImportSession {
   }
 
   /** Password hashes go to their own table (see migration 0002), prepared on first use. */
+  async namedKeysFound(ids: readonly string[], digests: readonly string[]): Promise<NamedKeyState[]> {
+    const select = 'SELECT id, username, key_digest, revoked_at FROM api_keys WHERE ';
+    const byId = this.db.prepare<[string], NamedKeyStateRow>(`${select}id = ?`);
+    const byDigest = this.db.prepare<[string], NamedKeyStateRow>(`${select}key_digest = ?`);
+    const found = new Map<string, NamedKeyState>();
+    const keep = (row: NamedKeyStateRow | undefined) => {
+      if (row) found.set(row.id, namedKeyState(row));
+    };
+    for (const id of ids) keep(byId.get(id));
+    for (const digest of digests) keep(byDigest.get(digest));
+    return [...found.values()];
+  }
+
+  async upsertNamedKeys(rows: readonly StoredNamedKey[]): Promise<void> {
+    if (rows.length === 0) return;
+    // A key may move from one account to another: the caches' accounts go whole (imports are rare).
+    this.changes.whole('accounts');
+    const upsert = this.db.prepare(
+      'INSERT INTO api_keys (id, username, name, scope, key_digest, key_cipher, created_at, revoked_at) ' +
+        'VALUES (?, ?, ?, ?, ?, ?, ?, NULL) ON CONFLICT (id) DO UPDATE SET username = excluded.username, ' +
+        'name = excluded.name, scope = excluded.scope, key_digest = excluded.key_digest, ' +
+        'key_cipher = excluded.key_cipher, created_at = excluded.created_at, revoked_at = NULL',
+    );
+    for (const row of rows) {
+      upsert.run(row.id, row.username, row.name, row.scope, row.key.digest, row.key.cipher, row.createdAt);
+    }
+  }
+
   async upsertPasswordHashes(rows: readonly PasswordHashUpsert[]): Promise<void> {
     if (rows.length === 0) return;
     const upsert = this.db.prepare(
@@ -465,3 +495,15 @@ class ImportWebhooks {
 
 /** An imported key ends the former one at once. */
 const KEY_EVENT_DATA = JSON.stringify({ old_key_works_until: null });
+
+/** A named key's row as an import reads it. */
+interface NamedKeyStateRow {
+  id: string;
+  username: string;
+  key_digest: string;
+  revoked_at: number | string | null;
+}
+
+function namedKeyState(row: NamedKeyStateRow): NamedKeyState {
+  return { id: row.id, username: row.username, digest: row.key_digest, revoked: row.revoked_at !== null };
+}

@@ -1,3 +1,4 @@
+import type { KeyScope } from '../domain/key-scope.js';
 import type {
   AccountRecord,
   AccountRow,
@@ -93,6 +94,18 @@ export interface ImportSession {
    * history); false, changing nothing, when there is no account `from` or `to` is taken.
    */
   renameAccount(from: string, to: string): Promise<boolean>;
+  /** The named keys (migration 0014) stored under these ids or these digests, revoked ones included. */
+  namedKeysFound(ids: readonly string[], digests: readonly string[]): Promise<NamedKeyState[]>;
+  /** Upserts these named keys by id, each working (not revoked) from then on; each account written earlier or stored. */
+  upsertNamedKeys(rows: readonly StoredNamedKey[]): Promise<void>;
+}
+
+/** A stored named key as an import checks it. */
+export interface NamedKeyState {
+  readonly id: string;
+  readonly username: string;
+  readonly digest: string;
+  readonly revoked: boolean;
 }
 
 /** Who may log in, for one MarketBob user (migration 0012; see src/marketbob/login-facts.ts). */
@@ -387,6 +400,59 @@ export interface Store {
    */
   changesSinceLastCheck(now?: number): StoreChanges | undefined;
   close(): Promise<void>;
+  /**
+   * The account a named key opens (migration 0014), with the key's id and scope. Asked only when
+   * `accountByKeyDigest` finds nothing, so the usual lookup costs no more.
+   */
+  accountByNamedKeyDigest(digest: string): Promise<NamedKeyHolder | undefined>;
+  /** Adds a named key to its account; false, adding nothing, when there is no such account. */
+  addNamedKey(key: StoredNamedKey): Promise<boolean>;
+  /** The account's named keys, oldest first, with their last use: never their digest or ciphertext. */
+  namedKeys(username: string): Promise<NamedKey[]>;
+  /**
+   * Revokes the account's named key: it opens nothing from then on, in every process and instance
+   * (the caches hear of it as of any key change). False when the account has no such key.
+   */
+  revokeNamedKey(username: string, id: string): Promise<boolean>;
+  /** The ciphertext of the account's named key (to show it to its owner); undefined when it has no such key. */
+  namedKeyCipher(username: string, id: string): Promise<string | undefined>;
+  /** Records when these named keys were last used (each keeps the latest time it was told; a revoked one is skipped). */
+  recordNamedKeyUses(uses: readonly NamedKeyUse[]): Promise<void>;
+}
+
+/** A named key as stored (migration 0014): its digest and ciphertext, as an account's own key. */
+export interface StoredNamedKey {
+  readonly id: string;
+  readonly username: string;
+  readonly name: string;
+  readonly scope: KeyScope;
+  readonly key: StoredKey;
+  /** Ms since the epoch. */
+  readonly createdAt: number;
+}
+
+/** A named key as listed to its owner: no secret, no digest. */
+export interface NamedKey {
+  readonly id: string;
+  readonly name: string;
+  readonly scope: KeyScope;
+  /** Ms since the epoch. */
+  readonly createdAt: number;
+  /** Ms since the epoch; undefined when never used. */
+  readonly lastUsedAt: number | undefined;
+}
+
+/** The account a named key opens, and the key. */
+export interface NamedKeyHolder {
+  readonly account: AccountRow;
+  readonly keyId: string;
+  readonly scope: KeyScope;
+}
+
+/** A named key that was used, and when (ms since the epoch). */
+export interface NamedKeyUse {
+  readonly keyId: string;
+  readonly at: number;
 }
 
 /**

@@ -8,6 +8,7 @@ export const en: VariantTexts = {
     badParameter: 'A parameter is missing or malformed',
     malformedRequest: 'The request is malformed',
     invalidRequest: 'Invalid request',
+    keyScope: 'This API key may not call this endpoint',
     noItems: 'No items found',
     itemNotFound: 'Item Not Found',
     invalidPurchaseCode: 'Invalid purchase code',

@@ -8,6 +8,7 @@ export const errorKinds = {
   badParameter: { status: 400, code: 'bad_parameter' },
   malformedRequest: { status: 400, code: 'malformed_request' },
   invalidRequest: { status: 401, code: 'invalid_api_key' },
+  keyScope: { status: 403, code: 'key_scope' },
   noItems: { status: 404, code: 'no_items' },
   itemNotFound: { status: 404, code: 'item_not_found' },
   invalidPurchaseCode: { status: 404, code: 'invalid_purchase_code' },

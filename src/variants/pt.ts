@@ -8,6 +8,7 @@ export const pt: VariantTexts = {
     badParameter: 'Um parâmetro está ausente ou malformado',
     malformedRequest: 'A solicitação está malformada',
     invalidRequest: 'Solicitação Inválida',
+    keyScope: 'Esta chave de API não pode chamar este endpoint',
     // Spelled as the marketplace published it; clients match on this text.
     noItems: 'Nenhum Item Cncontrado',
     itemNotFound: 'Item Não Encontrado',

@@ -14,6 +14,7 @@ import { clientIdOf } from '../limits/client-id.js';
 import type { Limits } from '../limits/limits.js';
 import type { AppKey } from '../marketbob/laravel-encryption.js';
 import { KeyManagedByMarketbobError, rotateAccountKey } from '../operations/account-keys.js';
+import { createNamedKey, revokeNamedKey } from '../operations/named-keys.js';
 import { createPasswordChecker, PasswordChecksBusyError } from '../passwords/password-checker.js';
 import { hashPassword, type PasswordCheck } from '../passwords/password-hash.js';
 import type { AccountRow } from '../records/rows.js';
@@ -25,6 +26,7 @@ import type { WebhookServiceDeps } from '../webhooks/webhook-endpoints.js';
 import { pageChrome, pageSecurityHeaders } from './front-page.js';
 import { createLoginAttempts } from './login-attempts.js';
 import { loginGate } from './login-gate.js';
+import { type NamedKeyFlash, type NamedKeysSection, namedKeysSection, readNamedKeyForm } from './named-keys-section.js';
 import { packageRoot } from './package-root.js';
 import { createPendingLogins, PENDING_LOGIN_SECONDS } from './pending-logins.js';
 import {
@@ -79,7 +81,8 @@ const BUSY_RETRY_SECONDS = 2;
 type Flash =
   | { readonly reveal: true }
   | { readonly rotated: { readonly oldKeyWorksUntil: number | null } }
-  | { readonly webhook: WebhookFlash };
+  | { readonly webhook: WebhookFlash }
+  | { readonly namedKey: NamedKeyFlash };
 
 const readFlash = (text: string | null): Flash | undefined => {
   if (text === null) return undefined;
@@ -115,6 +118,22 @@ const dateText = (t: WorkspaceTexts, at: Date) => ({
 
 /** How a hidden key is written (its last four characters only), on the page and in the examples. */
 const masked = (key: string) => `${'•'.repeat(20)}${key.slice(-4)}`;
+
+/**
+ * The settings page's "More keys" data; with a validate key, the examples written with it (in clear
+ * only on the page that made it, else masked as the account's key is), and a note naming it.
+ */
+const namedKeysPageData = (section: NamedKeysSection, t: WorkspaceTexts, url: string, code: string | undefined) => {
+  const example = section.exampleKey;
+  if (example === undefined) return { namedKeys: section };
+  const key = example.value ?? masked(example.last4);
+  return {
+    namedKeys: section,
+    example: validationExample(t, url, key, code),
+    exampleToCopy: undefined,
+    exampleKeyNote: t.namedKeys.exampleUsesKey(example.name),
+  };
+};
 
 /** The window a query asks for: one of the page's, else the first. */
 const windowOf = (query: unknown): number => {
@@ -308,7 +327,7 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
       reply: FastifyReply,
       t: WorkspaceTexts,
       who: SignedIn,
-      options: { reveal: boolean; rotated?: { oldKeyWorksUntil: Date | undefined } },
+      options: { reveal: boolean; rotated?: { oldKeyWorksUntil: Date | undefined }; namedKey?: NamedKeyFlash },
     ) => {
       const key = currentKey(request, who.account);
       const until = options.rotated?.oldKeyWorksUntil;
@@ -341,6 +360,13 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
         // MarketBob owns the key: the seller replaces it there (docs/marketbob.md).
         keyFromMarketplace: marketbobUser !== undefined,
         oldKeyWorksUntil: until && dateText(t, until),
+        // The "More keys" card; with a validate key, the examples use it rather than the account's own.
+        ...namedKeysPageData(
+          await namedKeysSection(store, keys, who.account.username, t, dateText, options.namedKey),
+          t,
+          url,
+          exampleCode,
+        ),
       });
     };
 
@@ -578,6 +604,9 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
       const flash = readFlash(who.session.flash);
       if (who.session.flash !== null) await sessions.setFlash(who.sessionId, null);
       if (flash && 'webhook' in flash) return settingsPage(request, reply, t, who, { reveal: false });
+      if (flash && 'namedKey' in flash) {
+        return settingsPage(request, reply, t, who, { reveal: false, namedKey: flash.namedKey });
+      }
       if (flash && 'rotated' in flash) {
         const until = flash.rotated.oldKeyWorksUntil;
         return settingsPage(request, reply, t, who, {
@@ -674,6 +703,26 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
       return toSettings(reply, who, {
         rotated: { oldKeyWorksUntil: rotated.oldKeyWorksUntil?.getTime() ?? null },
       });
+    });
+
+    workspacePage('POST', `${settingsUrl}/keys`, async (request, reply, _t, who) => {
+      const form = readNamedKeyForm(request.body);
+      if ('problem' in form) return toSettings(reply, who, { namedKey: form });
+      const created = await createNamedKey(store, keys, who.account.username, form.name, form.scope);
+      if (!created) return signedIn(request, reply);
+      // The flash names the key, never holds it: the page decrypts it once from the store.
+      return toSettings(reply, who, { namedKey: { created: created.id } });
+    });
+
+    workspacePage('POST', `${settingsUrl}/keys/:id/revoke`, async (request, reply, _t, who) => {
+      const { id } = request.params as { id: string };
+      const name = (await store.namedKeys(who.account.username)).find((key) => key.id === id)?.name;
+      const outcome = await revokeNamedKey(store, who.account.username, id);
+      return toSettings(
+        reply,
+        who,
+        outcome === 'revoked' && name !== undefined ? { namedKey: { revoked: name } } : undefined,
+      );
     });
 
     const webhooksUrl = `${prefix}/workspace/webhooks`;

@@ -24,7 +24,8 @@ import type {
  * On PostgreSQL (whose driver is asynchronous already) and an in-memory SQLite store (which no
  * other connection can see) the serving store makes them.
  */
-export interface BackgroundWriter extends Pick<Store, 'recordKeyUses' | 'recordActivity' | 'dropActivityBefore'> {
+export interface BackgroundWriter
+  extends Pick<Store, 'recordKeyUses' | 'recordNamedKeyUses' | 'recordActivity' | 'dropActivityBefore'> {
   /** The webhook queue's writes made for delivering (the reads stay with the serving store). */
   deliveries(): DeliveryBookkeeping;
   /**
@@ -61,6 +62,7 @@ function storeWriter(store: Store): BackgroundWriter {
     });
   return {
     recordKeyUses: (uses) => wrote(store.recordKeyUses(uses)),
+    recordNamedKeyUses: (uses) => wrote(store.recordNamedKeyUses(uses)),
     recordActivity: (deltas) => wrote(store.recordActivity(deltas)),
     dropActivityBefore: (day) => wrote(store.dropActivityBefore(day)),
     deliveries: () => {
@@ -135,6 +137,10 @@ export class WriterThread implements BackgroundWriter {
 
   recordKeyUses(uses: Parameters<Store['recordKeyUses']>[0]): Promise<void> {
     return this.call({ op: 'recordKeyUses', uses }) as Promise<void>;
+  }
+
+  recordNamedKeyUses(uses: Parameters<Store['recordNamedKeyUses']>[0]): Promise<void> {
+    return this.call({ op: 'recordNamedKeyUses', uses }) as Promise<void>;
   }
 
   async recordActivity(deltas: readonly ActivityDelta[]): Promise<void> {

@@ -1,4 +1,4 @@
-import type { KeyUse, UnavailableReason } from '../store/store.js';
+import type { KeyUse, NamedKeyUse, UnavailableReason } from '../store/store.js';
 import type { WebhookEndpointRow } from '../store/webhook-rows.js';
 import type { AttemptOutcome, ClaimOptions } from '../store/webhook-store.js';
 
@@ -28,6 +28,7 @@ export interface PostedDelta {
 /** A write the API's thread hands over, by the store call it makes there. */
 export type WriterCall =
   | { readonly op: 'recordKeyUses'; readonly uses: readonly KeyUse[] }
+  | { readonly op: 'recordNamedKeyUses'; readonly uses: readonly NamedKeyUse[] }
   | { readonly op: 'recordActivity'; readonly deltas: readonly PostedDelta[] }
   | { readonly op: 'dropActivityBefore'; readonly day: string }
   | { readonly op: 'claimDeliveries'; readonly options: ClaimOptions }

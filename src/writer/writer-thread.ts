@@ -49,6 +49,8 @@ function run(store: Store, call: WriterCall): Promise<unknown> {
   switch (call.op) {
     case 'recordKeyUses':
       return store.recordKeyUses(call.uses);
+    case 'recordNamedKeyUses':
+      return store.recordNamedKeyUses(call.uses);
     case 'recordActivity':
       return recordActivity(store, call);
     case 'dropActivityBefore':

@@ -5,6 +5,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rotateAccountKey } from '../../src/operations/account-keys.js';
+import { createNamedKey } from '../../src/operations/named-keys.js';
 import { en as enTexts } from '../../src/variants/en.js';
 import { errorKinds, errorStatus } from '../../src/variants/error-kinds.js';
 import { pt as ptTexts } from '../../src/variants/pt.js';
@@ -96,6 +97,18 @@ describe.each(TEST_STORES)('%s store', (kind) => {
   describe.each(VARIANTS)('order of checks ($lang)', (variant) => {
     const request = (options: InjectOptions) => send(t.app, variant, options);
     const bigJson = JSON.stringify({ purchase_code: 'x', padding: 'x'.repeat(70 * 1024) });
+
+    it('key before scope, scope before the resource: a validate key gets 400, then 403 key_scope, never 404', async () => {
+      const named = await createNamedKey(t.store, t.keys, 'alice', `scope ${variant.lang}`, 'validate');
+      if (!named) throw new Error('alice has no account');
+      const headers = { 'x-api-key': named.key };
+      expectParamError(await request({ url: url(variant, PATHS.item), headers }), variant, 'item_id');
+      for (const path of [PATHS.details, PATHS.all, `${PATHS.item}?item_id=999999`]) {
+        const response = await request({ url: url(variant, path), headers });
+        expectError(response, variant, 403, texts[variant.lang].messages.keyScope);
+        expect(response.headers['x-error-code']).toBe('key_scope');
+      }
+    });
 
     it('route first: an unknown path with a malformed body is 404', async () => {
       const response = await request({

@@ -49,6 +49,7 @@ describe.each(TEST_STORES)('key usage (%s)', (kind) => {
           writes.push(uses.length);
           await store.recordKeyUses(uses);
         },
+        recordNamedKeyUses: (uses) => store.recordNamedKeyUses(uses),
       },
       (error) => {
         throw error;

@@ -32,7 +32,11 @@ export function authenticateHolder(
   variant?: VariantRuntime,
 ): MaybePromise<OrRefusal<CachedAccount>> {
   return after(holderOf(context, apiKey, variant), (account) =>
-    account === undefined ? unknown : admitHolder(request, context, account),
+    // A named key is this service's, not MarketBob's: it opens an active account only, as in the
+    // contract's shape (a deleted MarketBob user's account is suspended, and must stop answering).
+    account === undefined || (account.keyId !== undefined && account.status !== 'active')
+      ? unknown
+      : admitHolder(request, context, account),
   );
 }
 

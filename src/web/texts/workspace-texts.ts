@@ -261,6 +261,36 @@ export interface WorkspaceTexts {
       readonly excerpt: (detail: string, excerpt: string) => string;
     };
   };
+  /** The Settings page's named keys: more keys beside the account's own, each with a scope. */
+  readonly namedKeys: {
+    readonly title: string;
+    readonly intro: string;
+    readonly none: string;
+    readonly columns: {
+      readonly name: string;
+      readonly scope: string;
+      readonly created: string;
+      readonly lastUsed: string;
+      readonly actions: string;
+    };
+    readonly scopes: { readonly validate: string; readonly full: string };
+    readonly never: string;
+    readonly revoke: string;
+    /** The revoke button's accessible name, naming the key. */
+    readonly revokeLabel: (name: string) => string;
+    readonly addTitle: string;
+    readonly name: string;
+    readonly nameHint: string;
+    readonly scope: string;
+    readonly add: string;
+    readonly badName: string;
+    readonly badScope: string;
+    /** Above the key just made, shown this once. */
+    readonly createdShownOnce: (name: string) => string;
+    readonly revoked: (name: string) => string;
+    /** Under the examples when they use a validate key rather than the account's own. */
+    readonly exampleUsesKey: (name: string) => string;
+  };
   /** The settings page's validation examples, as they run when pasted. */
   readonly exampleWords: {
     /** The PHP's comment over the code when it is a placeholder, and when it is one of the seller's. */

@@ -61,7 +61,14 @@ export function createApi({ config, store, keys, resolver, metrics, limits, warn
   const activity = createPurchaseActivity(store, config.activity, keys, (error) =>
     warn(unavailableReason(error), 'could not write purchase-code activity; kept for the next try'),
   );
-  const context: EndpointContext = { cache, limits: apiLimits, metrics, keyUsage, activity };
+  const context: EndpointContext = {
+    cache,
+    limits: apiLimits,
+    metrics,
+    keyUsage,
+    activity,
+    activations: () => store.activations(),
+  };
   const refusals = metrics.limiter('client');
   return {
     routes: createRouteTable((prefix) => endpointsUnder(prefix, resolver.variants), resolver.prefixes),

@@ -1,4 +1,5 @@
 import type { AccountRow, ItemRecord, PurchaseRecord } from '../records/rows.js';
+import type { ActivationRow, ItemActivationLimitRow } from './activation-store.js';
 import type { WebhookDeliveryRow, WebhookEndpointRow, WebhookEventRow } from './webhook-rows.js';
 
 /** The tables as Kysely sees them. */
@@ -18,6 +19,8 @@ export interface Database {
   webhook_endpoints: WebhookEndpointRow;
   webhook_events: WebhookEventRow;
   webhook_deliveries: WebhookDeliveryRow;
+  item_activation_limits: ItemActivationLimitRow;
+  activations: ActivationRow;
 }
 
 /** An account's password hash, kept apart from `accounts` (see migration 0002). */

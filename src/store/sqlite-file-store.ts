@@ -61,6 +61,7 @@ const DELEGATED = [
   'sourceSetting',
   'setSourceSetting',
   'runImport',
+  'activations',
 ] as const satisfies readonly Delegated[];
 
 /** A call added to Store and not to DELEGATED fails to compile here. */

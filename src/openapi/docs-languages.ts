@@ -136,7 +136,8 @@ const pt: DocsLanguage = {
     'Instances the code holds now': 'Instâncias que o código tem agora',
     "The item's activation limit; null when it has none": 'O limite de ativações do item; null quando não tem',
     'The instance holds no activation of this code': 'A instância não tem ativação neste código',
-    'The code holds as many instances as its item allows': 'O código já tem tantas instâncias quanto o seu item permite',
+    'The code holds as many instances as its item allows':
+      'O código já tem tantas instâncias quanto o seu item permite',
     // Resources (src/schemas/resource-schemas.ts, response-schemas.ts)
     "By the item's preview type: image, video or audio": 'Conforme o tipo de prévia do item: imagem, vídeo ou áudio',
     "The variant's ISO 4217 currency code": 'O código ISO 4217 da moeda da variante',
@@ -223,6 +224,12 @@ const pt: DocsLanguage = {
       'A chave de API na query string (ou no corpo, no POST); valores diferentes em dois lugares: 400',
     // Webhooks (src/schemas/webhook-schemas.ts, openapi-document.ts)
     "A new purchase of one of the seller's items": 'Uma nova compra de um dos itens do vendedor',
+    'An instance was activated on one of the seller’s purchase codes':
+      'Uma instância foi ativada num dos códigos de compra do vendedor',
+    'An activation ended: released, or its purchase refunded or cancelled':
+      'Uma ativação terminou: liberada, ou a sua compra foi reembolsada ou cancelada',
+    'released: by the client or the seller; refunded, cancelled: the purchase ended it':
+      'released: pelo cliente ou pelo vendedor; refunded, cancelled: a compra a encerrou',
     'A purchase was refunded: its code no longer validates':
       'Uma compra foi reembolsada: seu código deixa de ser válido',
     'A purchase was cancelled: its code no longer validates':

@@ -1,25 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
+import type { ActivationRow } from './activation-rows.js';
 import type { Database } from './database.js';
 import type { Dialect } from './dialect.js';
 import { type Change, recordChanges } from './webhook-outbox.js';
 import { writeTransaction } from './write-transaction.js';
 
-/** One instance a purchase code holds (see migration 0015). Times are ms since the epoch; 0 means never. */
-export interface ActivationRow {
-  id: string;
-  /** The purchase code's lower-case key. */
-  code_key: string;
-  instance: string;
-  created_at: number;
-  last_validated_at: number;
-}
-
-/** An item's activation limit; an item without one has no limit. */
-export interface ItemActivationLimitRow {
-  item_id: number;
-  activation_limit: number;
-}
+export type { ActivationRow, ItemActivationLimitRow } from './activation-rows.js';
 
 /** How many instances a code holds, and how many it may (null: no limit). */
 export interface ActivationCount {

@@ -1,5 +1,5 @@
 import type { AccountRow, ItemRecord, PurchaseRecord } from '../records/rows.js';
-import type { ActivationRow, ItemActivationLimitRow } from './activation-store.js';
+import type { ActivationRow, ItemActivationLimitRow } from './activation-rows.js';
 import type { WebhookDeliveryRow, WebhookEndpointRow, WebhookEventRow } from './webhook-rows.js';
 
 /** The tables as Kysely sees them. */

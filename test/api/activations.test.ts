@@ -1,13 +1,16 @@
 import { PassThrough } from 'node:stream';
+import type { TSchema } from '@sinclair/typebox';
 import Database from 'better-sqlite3';
 import type { LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportNdjson } from '../../src/exporter/export-ndjson.js';
+import { webhookEventSchemas } from '../../src/schemas/webhook-schemas.js';
 import { readSnapshot } from '../../src/store/snapshot.js';
 import { newEndpointRow, type WebhookEventRow } from '../../src/store/webhook-rows.js';
 import { webhookPayload } from '../../src/webhooks/webhook-payload.js';
 import { generateWebhookSecret, sealWebhookSecret } from '../../src/webhooks/webhook-signing.js';
+import { createContractAjv } from '../helpers/response-contract.js';
 import { createTestApp, TEST_STORES, type TestApp, type TestVariant, VARIANTS } from '../helpers/test-app.js';
 import { expectError, expectJson, expectParamError, form, multipart, url } from './http-assertions.js';
 import { accountLine, itemLine, purchaseLine } from './store-lines.js';
@@ -348,6 +351,12 @@ describe.each(TEST_STORES)('%s store', (kind) => {
       ]),
     );
     expect(payloads.every((payload) => payload.account === 'ana')).toBe(true);
+    // Each body is what its published schema (the OpenAPI document's webhooks, the SDK's types) says.
+    const ajv = createContractAjv();
+    for (const payload of payloads) {
+      const validate = ajv.compile(webhookEventSchemas[payload.type] as TSchema);
+      expect(validate(payload), JSON.stringify(validate.errors)).toBe(true);
+    }
     await t.store.webhooks().deleteEndpoint('ana', 'we_activations');
   });
 

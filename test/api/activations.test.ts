@@ -10,7 +10,7 @@ import { readSnapshot } from '../../src/store/snapshot.js';
 import { newEndpointRow, type WebhookEventRow } from '../../src/store/webhook-rows.js';
 import { webhookPayload } from '../../src/webhooks/webhook-payload.js';
 import { generateWebhookSecret, sealWebhookSecret } from '../../src/webhooks/webhook-signing.js';
-import { createContractAjv } from '../helpers/response-contract.js';
+import { createContractAjv, keyOrderProblems } from '../helpers/response-contract.js';
 import { createTestApp, TEST_STORES, type TestApp, type TestVariant, VARIANTS } from '../helpers/test-app.js';
 import { expectError, expectJson, expectParamError, form, multipart, url } from './http-assertions.js';
 import { accountLine, itemLine, purchaseLine } from './store-lines.js';
@@ -356,6 +356,7 @@ describe.each(TEST_STORES)('%s store', (kind) => {
     for (const payload of payloads) {
       const validate = ajv.compile(webhookEventSchemas[payload.type] as TSchema);
       expect(validate(payload), JSON.stringify(validate.errors)).toBe(true);
+      expect(keyOrderProblems(payload, webhookEventSchemas[payload.type] as TSchema)).toEqual([]);
     }
     await t.store.webhooks().deleteEndpoint('ana', 'we_activations');
   });

@@ -176,8 +176,8 @@ describe('the docs page', () => {
         await page.close();
       }
     },
-    // Chromium renders Swagger UI slowly on a busy machine.
-    120_000,
+    // Chromium renders Swagger UI slowly on a busy machine; eight operations are tried out.
+    180_000,
   );
 
   it('leaves the API and unknown paths as they were', async () => {

@@ -1,4 +1,4 @@
-import { INVALID_PURCHASE_CODE_MESSAGES, ITEM_NOT_FOUND_MESSAGES, MARKETBOB_INVALID_PURCHASE_CODE_MESSAGES, MARKETBOB_ITEM_NOT_FOUND_MESSAGES, MARKETBOB_NO_ITEMS_MESSAGES, NO_ITEMS_MESSAGES, } from './contract.js';
+import { ACTIVATION_NOT_FOUND_MESSAGES, INVALID_PURCHASE_CODE_MESSAGES, ITEM_NOT_FOUND_MESSAGES, MARKETBOB_INVALID_PURCHASE_CODE_MESSAGES, MARKETBOB_ITEM_NOT_FOUND_MESSAGES, MARKETBOB_NO_ITEMS_MESSAGES, NO_ITEMS_MESSAGES, } from './contract.js';
 /** Every error answer but the "none" ones, as one class: the HTTP status, the `status` word and `msg`. */
 export class MarketplaceApiError extends Error {
     httpStatus;
@@ -33,6 +33,8 @@ function retryAfterSeconds(header) {
     const date = Date.parse(text);
     return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
 }
+/** Marks a body that came with 201 (an activation made). */
+const CREATED = Symbol('created');
 export function createClient(options) {
     return options.shape === 'marketbob' ? createMarketbobClient(options) : createContractClient(options);
 }
@@ -73,8 +75,9 @@ function createSender(options, transport) {
                 await sleep(wait ?? 2 ** attempt);
                 continue;
             }
-            if (response.status === 200 && parsed)
-                return parsed;
+            if ((response.status === 200 || response.status === 201) && parsed) {
+                return response.status === 201 ? { ...parsed, [CREATED]: true } : parsed;
+            }
             const status = typeof parsed?.status === 'string' ? parsed.status : '';
             const msg = typeof parsed?.msg === 'string' ? parsed.msg : text.slice(0, 200);
             throw new MarketplaceApiError(response.status, status, msg, wait);
@@ -129,6 +132,28 @@ function createContractClient(options) {
             ].join('&');
             const body = await send('GET', `/api/purchases/activity/top${query && `?${query}`}`);
             return body.data.codes;
+        },
+        async activate(code, instance) {
+            const request = send('POST', '/api/purchases/activations', { purchase_code: code, instance });
+            let body;
+            try {
+                body = await orNone(request, INVALID_PURCHASE_CODE_MESSAGES);
+            }
+            catch (error) {
+                // The one 409 of this endpoint: the code holds as many instances as its item allows.
+                if (error instanceof MarketplaceApiError && error.httpStatus === 409)
+                    return { kind: 'limit_reached' };
+                throw error;
+            }
+            if (body === null)
+                return null;
+            const data = body.data;
+            return { kind: body[CREATED] === true ? 'created' : 'existing', ...data };
+        },
+        async deactivate(code, instance) {
+            const request = send('POST', '/api/purchases/deactivation', { purchase_code: code, instance });
+            const body = await orNone(request, [...INVALID_PURCHASE_CODE_MESSAGES, ...ACTIVATION_NOT_FOUND_MESSAGES]);
+            return body ? body.data.activations : null;
         },
     };
 }

@@ -5,6 +5,8 @@ export const NO_ITEMS_MESSAGES = ['No items found', 'Nenhum Item Cncontrado'];
 export const ITEM_NOT_FOUND_MESSAGES = ['Item Not Found', 'Item Não Encontrado'];
 /** "Invalid purchase code" in every language: validatePurchase() and purchaseActivity() answer null for it. */
 export const INVALID_PURCHASE_CODE_MESSAGES = ['Invalid purchase code', 'Código de Compra Inválido'];
+/** "Activation not found" in every language: deactivate() answers null for it. */
+export const ACTIVATION_NOT_FOUND_MESSAGES = ['Activation not found', 'Ativação não encontrada'];
 /** MarketBob's "No items found" in every language: a `marketbob` client's items() answers [] for it. */
 export const MARKETBOB_NO_ITEMS_MESSAGES = ['No items found', 'Nenhum item encontrado'];
 /** MarketBob's "Item Not Found" in every language: a `marketbob` client's item() answers null for it. */

@@ -1,5 +1,8 @@
 import {
+  ACTIVATION_NOT_FOUND_MESSAGES,
   type Account,
+  type Activation,
+  type ActivationCounts,
   type ActiveCode,
   INVALID_PURCHASE_CODE_MESSAGES,
   ITEM_NOT_FOUND_MESSAGES,
@@ -91,7 +94,29 @@ export interface MarketplaceClient {
   purchaseActivity(code: string): Promise<PurchaseActivity | null>;
   /** The account's codes seen from the most networks in the last `days` days (30), at most `limit` (50), most first. */
   topPurchaseActivity(options?: TopPurchaseActivityOptions): Promise<ActiveCode[]>;
+  /**
+   * Activates `instance` (a domain, a machine id: whatever names this install) on a code: `created`
+   * or `existing` (the instance had one already) with the activation, the code's count and its
+   * purchase; `limit_reached` when the code holds as many instances as its item allows; null when
+   * the code is not a valid purchase of this account.
+   */
+  activate(code: string, instance: string): Promise<ActivationOutcome | null>;
+  /**
+   * Releases `instance` from a code, freeing its place: the code's count after; null when the code
+   * is not a valid purchase of this account or the instance holds no activation of it.
+   */
+  deactivate(code: string, instance: string): Promise<ActivationCounts | null>;
 }
+
+/** What activate() came to. */
+export type ActivationOutcome =
+  | {
+      readonly kind: 'created' | 'existing';
+      readonly activation: Activation;
+      readonly activations: ActivationCounts;
+      readonly purchase: Purchase;
+    }
+  | { readonly kind: 'limit_reached' };
 
 /** The client of a server in MarketBob's shape: its four endpoints, its resources (null where MarketBob has NULL). */
 export interface MarketbobClient {
@@ -125,7 +150,10 @@ function retryAfterSeconds(header: string | null): number | undefined {
   return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
 }
 
-type Body = Record<string, unknown>;
+type Body = Record<string | symbol, unknown>;
+
+/** Marks a body that came with 201 (an activation made). */
+const CREATED = Symbol('created');
 
 /** A client of the contract's API; with `shape: 'marketbob'`, of a server in MarketBob's shape. */
 export function createClient(options: MarketbobClientOptions): MarketbobClient;
@@ -181,7 +209,9 @@ function createSender(options: ClientOptions | MarketbobClientOptions, transport
         await sleep(wait ?? 2 ** attempt);
         continue;
       }
-      if (response.status === 200 && parsed) return parsed;
+      if ((response.status === 200 || response.status === 201) && parsed) {
+        return response.status === 201 ? { ...parsed, [CREATED]: true } : parsed;
+      }
       const status = typeof parsed?.status === 'string' ? parsed.status : '';
       const msg = typeof parsed?.msg === 'string' ? parsed.msg : text.slice(0, 200);
       throw new MarketplaceApiError(response.status, status, msg, wait);
@@ -237,6 +267,25 @@ function createContractClient(options: ClientOptions): MarketplaceClient {
       ].join('&');
       const body = await send('GET', `/api/purchases/activity/top${query && `?${query}`}`);
       return (body.data as { codes: ActiveCode[] }).codes;
+    },
+    async activate(code, instance) {
+      const request = send('POST', '/api/purchases/activations', { purchase_code: code, instance });
+      let body: Body | null;
+      try {
+        body = await orNone(request, INVALID_PURCHASE_CODE_MESSAGES);
+      } catch (error) {
+        // The one 409 of this endpoint: the code holds as many instances as its item allows.
+        if (error instanceof MarketplaceApiError && error.httpStatus === 409) return { kind: 'limit_reached' };
+        throw error;
+      }
+      if (body === null) return null;
+      const data = body.data as { activation: Activation; activations: ActivationCounts; purchase: Purchase };
+      return { kind: body[CREATED] === true ? 'created' : 'existing', ...data };
+    },
+    async deactivate(code, instance) {
+      const request = send('POST', '/api/purchases/deactivation', { purchase_code: code, instance });
+      const body = await orNone(request, [...INVALID_PURCHASE_CODE_MESSAGES, ...ACTIVATION_NOT_FOUND_MESSAGES]);
+      return body ? (body.data as { activations: ActivationCounts }).activations : null;
     },
   };
 }

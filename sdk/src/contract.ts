@@ -138,6 +138,24 @@ export interface ActiveCode {
   last_seen: string;
 }
 
+/** Activation: activations (docs/api.md), keys in this order. */
+export interface Activation {
+  /** The activation id */
+  id: string;
+  /** What the client named the install by (a domain, a machine id), trimmed */
+  instance: string;
+  /** When the instance was activated */
+  created_at: string;
+}
+
+/** ActivationCounts: activations (docs/api.md), keys in this order. */
+export interface ActivationCounts {
+  /** Instances the code holds now */
+  used: number;
+  /** The item's activation limit; null when it has none */
+  limit: number | null;
+}
+
 /** MarketbobAccount: MarketBob's own API (shape 'marketbob'), keys in this order. */
 export interface MarketbobAccount {
   name: {
@@ -401,6 +419,41 @@ export interface ApiKeyRotatedEvent {
   };
 }
 
+/** The body of a `activation.created` webhook (issue 25): An instance was activated on one of the seller’s purchase codes. */
+export interface ActivationCreatedEvent {
+  /** The event id, also sent as the webhook-id header: the same on every retry, so a receiver can skip one seen before */
+  id: string;
+  type: 'activation.created';
+  /** When the change was made (not when it was sent) */
+  timestamp: string;
+  /** The username of the seller the event is about */
+  account: string;
+  data: {
+    /** The code as stored */
+    purchase_code: string;
+    activation: Activation;
+    activations: ActivationCounts;
+  };
+}
+
+/** The body of a `activation.released` webhook (issue 25): An activation ended: released, or its purchase refunded or cancelled. */
+export interface ActivationReleasedEvent {
+  /** The event id, also sent as the webhook-id header: the same on every retry, so a receiver can skip one seen before */
+  id: string;
+  type: 'activation.released';
+  /** When the change was made (not when it was sent) */
+  timestamp: string;
+  /** The username of the seller the event is about */
+  account: string;
+  data: {
+    /** The code as stored */
+    purchase_code: string;
+    activation: Activation;
+    /** released: by the client or the seller; refunded, cancelled: the purchase ended it */
+    reason: 'released' | 'refunded' | 'cancelled';
+  };
+}
+
 /** The body of a `webhook.test` webhook (issue 25): Sent on request (the workspace's "Send test event"), to one endpoint, whatever it subscribes to. */
 export interface WebhookTestEvent {
   /** The event id, also sent as the webhook-id header: the same on every retry, so a receiver can skip one seen before */
@@ -422,6 +475,8 @@ export type WebhookEvent =
   | PurchaseCancelledEvent
   | PurchaseDownloadedEvent
   | ApiKeyRotatedEvent
+  | ActivationCreatedEvent
+  | ActivationReleasedEvent
   | WebhookTestEvent;
 
 /** "No items" in every language: items() answers [] for it. */
@@ -432,6 +487,9 @@ export const ITEM_NOT_FOUND_MESSAGES: readonly string[] = ['Item Not Found', 'It
 
 /** "Invalid purchase code" in every language: validatePurchase() and purchaseActivity() answer null for it. */
 export const INVALID_PURCHASE_CODE_MESSAGES: readonly string[] = ['Invalid purchase code', 'Código de Compra Inválido'];
+
+/** "Activation not found" in every language: deactivate() answers null for it. */
+export const ACTIVATION_NOT_FOUND_MESSAGES: readonly string[] = ['Activation not found', 'Ativação não encontrada'];
 
 /** MarketBob's "No items found" in every language: a `marketbob` client's items() answers [] for it. */
 export const MARKETBOB_NO_ITEMS_MESSAGES: readonly string[] = ['No items found', 'Nenhum item encontrado'];

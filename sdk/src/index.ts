@@ -1,4 +1,5 @@
 export {
+  type ActivationOutcome,
   type ClientOptions,
   createClient,
   type FetchLike,
@@ -12,6 +13,10 @@ export {
 } from './client.js';
 export type {
   Account,
+  Activation,
+  ActivationCounts,
+  ActivationCreatedEvent,
+  ActivationReleasedEvent,
   ActiveCode,
   ApiKeyRotatedEvent,
   AudioMedia,

@@ -11,6 +11,7 @@ export const adminErrors = {
   unauthorized: { status: 401, message: 'A valid admin token is required (Authorization: Bearer <ADMIN_TOKEN>)' },
   purchase_not_found: { status: 404, message: 'No purchase has this code' },
   account_not_found: { status: 404, message: 'No account has this username' },
+  item_not_found: { status: 404, message: 'No item has this id' },
   key_managed_by_marketbob: {
     status: 409,
     message:

@@ -7,6 +7,11 @@ import type { KeyMaterial } from '../keys/server-secret.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import { KeyManagedByMarketbobError, rotateAccountKey } from '../operations/account-keys.js';
 import { type AccountAction, applyAccountAction } from '../operations/account-operations.js';
+import {
+  ACTIVATION_LIMIT_RULE,
+  activationLimitFromJson,
+  setItemActivationLimit,
+} from '../operations/activation-operations.js';
 import { applyPurchaseAction, type PurchaseAction } from '../operations/purchase-operations.js';
 import { classifyError, reportFailure } from '../server/error-classifier.js';
 import { exemptFromRequestTimeout } from '../server/request-timeout-exemption.js';
@@ -128,6 +133,23 @@ export async function adminPlugin(scope: FastifyInstance, options: AdminPluginOp
     });
   });
 
+  // An item's activation limit: `{"activation_limit": N}`, or null for none.
+  scope.put<{ Params: { id: string }; Body: unknown }>('/items/:id/activation-limit', async (request, reply) => {
+    const id = /^\d{1,15}$/.test(request.params.id) ? Number(request.params.id) : 0;
+    if (id < 1) return sendAdminError(reply, 'item_not_found');
+    const given = request.body as { activation_limit?: unknown } | null | undefined;
+    const limit =
+      given !== null && typeof given === 'object' && 'activation_limit' in given
+        ? activationLimitFromJson(given.activation_limit)
+        : undefined;
+    if (limit === undefined) {
+      return sendAdminError(reply, 'malformed_request', `activation_limit must be ${ACTIVATION_LIMIT_RULE} (null)`);
+    }
+    if (!(await setItemActivationLimit(store, id, limit))) return sendAdminError(reply, 'item_not_found');
+    request.log.info({ reqId: request.id, action: 'set activation limit' }, 'admin: item changed');
+    return sendAdminJson(reply, 200, { item_id: id, activation_limit: limit });
+  });
+
   await scope.register(async (importScope) => {
     // The body is streamed to the importer as it arrives, whatever its declared type (NDJSON, usually).
     importScope.removeAllContentTypeParsers();
@@ -241,6 +263,7 @@ const ADMIN_PATHS = [
   { pattern: /^\/import$/, allow: 'POST' },
   { pattern: /^\/(export|metrics)$/, allow: 'GET, HEAD' },
   { pattern: /^\/purchases\/[^/]+\/(refund|cancel|downloaded)$/, allow: 'POST' },
+  { pattern: /^\/items\/[^/]+\/activation-limit$/, allow: 'PUT' },
   { pattern: /^\/accounts\/[^/]+\/(suspend|reactivate|api-key)$/, allow: 'POST' },
   { pattern: /^\/accounts\/[^/]+\/api-keys$/, allow: 'GET, HEAD, POST' },
   { pattern: /^\/accounts\/[^/]+\/api-keys\/[^/]+$/, allow: 'DELETE' },

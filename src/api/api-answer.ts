@@ -3,7 +3,7 @@ import { ApiError, type OrRefusal } from './api-error.js';
 import type { ApiRequest } from './api-request.js';
 import type { Endpoint, EndpointContext } from './endpoint.js';
 import { after, type MaybePromise } from './maybe-async.js';
-import { type AnswerBody, type JsonReply, sendError, sendJson } from './reply.js';
+import { type AnswerBody, type JsonReply, StatusAnswer, sendError, sendJson } from './reply.js';
 
 /**
  * Answers one API request with its endpoint (see createApiAnswerer): at once when the endpoint
@@ -27,7 +27,8 @@ export function createApiAnswerer(context: EndpointContext): AnswerApiRequest {
   const keyRefusals = metrics.limiter('key');
   const succeeded = (request: ApiRequest, reply: JsonReply, body: AnswerBody) => {
     limits.answered(request, reply);
-    sendJson(reply, 200, body);
+    if (body instanceof StatusAnswer) sendJson(reply, body.status, body.body);
+    else sendJson(reply, 200, body);
   };
   const failed = (request: ApiRequest, reply: JsonReply, variant: VariantRuntime, error: unknown) => {
     if (!(error instanceof ApiError)) throw error;

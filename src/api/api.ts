@@ -81,7 +81,14 @@ export function createApi({ config, store, keys, resolver, metrics, limits, warn
     config.store,
     writes,
   );
-  const context: EndpointContext = { cache, limits: apiLimits, metrics, keyUsage, activity };
+  const context: EndpointContext = {
+    cache,
+    limits: apiLimits,
+    metrics,
+    keyUsage,
+    activity,
+    activations: () => store.activations(),
+  };
   const refusals = metrics.limiter('client');
   return {
     activity,

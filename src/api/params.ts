@@ -1,3 +1,4 @@
+import { isActivationInstance } from '../domain/activation-instance.js';
 import type { VariantTexts } from '../variants/variant-texts.js';
 import { ApiError } from './api-error.js';
 import type { ApiRequest } from './api-request.js';
@@ -93,6 +94,17 @@ export function itemIdParam(sources: Sources, texts: VariantTexts): number {
   if (id < 1)
     throw new ApiError('badParameter', texts.parameter.malformed('item_id', texts.expectations.positiveInteger));
   return id;
+}
+
+/** An activation's `instance` (1 to 255 characters, no control characters); undefined when missing and not `required`. */
+export function instanceParam(sources: Sources, texts: VariantTexts, required: true): string;
+export function instanceParam(sources: Sources, texts: VariantTexts, required: false): string | undefined;
+export function instanceParam(sources: Sources, texts: VariantTexts, required: boolean): string | undefined {
+  const text = required ? requiredParam('instance', sources, texts) : optionalParam('instance', sources, texts);
+  if (text !== undefined && !isActivationInstance(text)) {
+    throw new ApiError('badParameter', texts.parameter.malformed('instance', texts.expectations.instance));
+  }
+  return text;
 }
 
 const WHOLE_NUMBER = /^\d{1,9}$/;

@@ -14,14 +14,22 @@ export interface JsonReply {
   send(payload: Buffer | Readable): JsonReply;
 }
 
-/** What an endpoint answers: the whole body as bytes, or as text chunks to stream. */
-export type AnswerBody = Buffer | AsyncIterable<string>;
+/** A whole success body answered with another status than 200 (201: an activation made). */
+export class StatusAnswer {
+  constructor(
+    readonly status: number,
+    readonly body: Buffer,
+  ) {}
+}
+
+/** What an endpoint answers: the whole body as bytes, or as text chunks to stream (status 200), or a StatusAnswer. */
+export type AnswerBody = Buffer | AsyncIterable<string> | StatusAnswer;
 
 /**
  * Sends a JSON body with the headers every answer carries (SPEC 2.2 rule 5, and `nosniff` so that
  * no browser reads an answer as anything but JSON); chunks go out as they come (chunked).
  */
-export function sendJson(reply: JsonReply, statusCode: number, body: AnswerBody): JsonReply {
+export function sendJson(reply: JsonReply, statusCode: number, body: Buffer | AsyncIterable<string>): JsonReply {
   reply
     .code(statusCode)
     .header('content-type', JSON_TYPE)

@@ -7,6 +7,7 @@ import { KeyManagedByMarketbobError, rotateAccountKey, showKey } from '../operat
 import { readSnapshot } from '../store/snapshot.js';
 import { addAccountCommands } from './accounts-commands.js';
 import { type CliConfig, EXIT, EXIT_CODES_HELP, examples, fail, storeRunner, type WithStore } from './cli-support.js';
+import { addItemCommands } from './items-commands.js';
 import { addNamedKeyCommands } from './keys-commands.js';
 import { addPurchaseCommands } from './purchases-commands.js';
 import { setPasswordCommand } from './set-password-command.js';
@@ -170,6 +171,7 @@ export function createProgram({ loadConfig, version }: ProgramOptions): Command 
       if (!ok) process.exitCode = EXIT.failed;
     });
   addPurchaseCommands(program, withStore);
+  addItemCommands(program, withStore);
   addWebhookCommands(program, withStore);
   addMarketbobCommands(program, loadConfig, withStore);
   return program;

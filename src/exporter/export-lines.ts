@@ -3,6 +3,7 @@ import type { AccountLine } from '../importer/account-line.js';
 import type { ItemLine } from '../importer/item-line.js';
 import type { PurchaseLine } from '../importer/purchase-line.js';
 import type { AccountRow, ItemRow, PurchaseRow } from '../records/rows.js';
+import type { ActivationRow } from '../store/activation-store.js';
 
 /**
  * Stored rows back as import lines (SPEC 5): the shapes are the importer's own schemas, so that
@@ -55,7 +56,8 @@ export function accountLine(
   return line;
 }
 
-export function itemLine(row: ItemRow): ItemLine {
+/** An item line, with its activation limit when it has one. */
+export function itemLine(row: ItemRow, activationLimit?: number): ItemLine {
   const line: ItemLine = {
     type: 'item',
     id: row.id,
@@ -79,10 +81,14 @@ export function itemLine(row: ItemRow): ItemLine {
   // Only the preview fields the type takes, and only those with a value: the importer refuses the others.
   for (const field of PREVIEW_FIELDS_BY_TYPE[row.preview_type]) if (row[field] !== '') line[field] = row[field];
   if (row.marketbob !== '') line.marketbob = JSON.parse(row.marketbob);
+  if (activationLimit !== undefined) line.activation_limit = activationLimit;
   return line;
 }
 
-export function purchaseLine(row: PurchaseRow): PurchaseLine {
+const isoOf = (at: number) => new Date(at).toISOString();
+
+/** A purchase line, with the instances its code holds when it holds any. */
+export function purchaseLine(row: PurchaseRow, activations?: readonly ActivationRow[]): PurchaseLine {
   const line: PurchaseLine = {
     type: 'purchase',
     code: row.code,
@@ -95,5 +101,13 @@ export function purchaseLine(row: PurchaseRow): PurchaseLine {
   };
   if (row.supported_until !== '') line.supported_until = row.supported_until;
   if (row.marketbob !== '') line.marketbob = JSON.parse(row.marketbob);
+  if (activations !== undefined && activations.length > 0) {
+    line.activations = activations.map((activation) => ({
+      id: activation.id,
+      instance: activation.instance,
+      created_at: isoOf(activation.created_at),
+      ...(activation.last_validated_at === 0 ? {} : { last_validated_at: isoOf(activation.last_validated_at) }),
+    }));
+  }
   return line;
 }

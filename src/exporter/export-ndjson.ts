@@ -78,12 +78,14 @@ export async function exportNdjson(
     page = await snapshot.accounts(page.at(-1)?.username, PAGE_ROWS);
   }
   for (let page = await snapshot.items(undefined, PAGE_ROWS); page.length > 0; ) {
-    await write(page.map(itemLine));
+    const limits = await snapshot.activationLimits(page.map((row) => row.id));
+    await write(page.map((row) => itemLine(row, limits.get(row.id))));
     counts.items += page.length;
     page = await snapshot.items(page.at(-1)?.id, PAGE_ROWS);
   }
   for (let page = await snapshot.purchases(undefined, PAGE_ROWS); page.length > 0; ) {
-    await write(page.map(purchaseLine));
+    const activations = await snapshot.activations(page.map((row) => row.code_key));
+    await write(page.map((row) => purchaseLine(row, activations.get(row.code_key))));
     counts.purchases += page.length;
     page = await snapshot.purchases(page.at(-1)?.code_key, PAGE_ROWS);
   }

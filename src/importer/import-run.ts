@@ -1,8 +1,12 @@
 import { digestApiKey, encryptApiKey, generateApiKey, isKeyDigest, noKey } from '../keys/api-keys.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
+import type { ImportedActivation } from '../records/purchase-table.js';
 import type { ItemRecord, PurchaseRecord } from '../records/rows.js';
+import { newActivationId } from '../store/activation-store.js';
 import {
   type AccountUpsert,
+  type ActivationLimitUpsert,
+  type ActivationsUpsert,
   ImportRowRejectedError,
   type ImportSession,
   type NamedKeyState,
@@ -39,8 +43,20 @@ type Pending =
       /** The digests of the line's named keys (`api_keys`), in order. */
       readonly namedDigests: readonly string[];
     }
-  | { readonly kind: 'item'; readonly line: number; readonly record: ItemRecord; readonly accountSeen: boolean }
-  | { readonly kind: 'purchase'; readonly line: number; readonly record: PurchaseRecord; readonly itemSeen: boolean };
+  | {
+      readonly kind: 'item';
+      readonly line: number;
+      readonly record: ItemRecord;
+      readonly limit: number | null | undefined;
+      readonly accountSeen: boolean;
+    }
+  | {
+      readonly kind: 'purchase';
+      readonly line: number;
+      readonly record: PurchaseRecord;
+      readonly activations: readonly ImportedActivation[] | undefined;
+      readonly itemSeen: boolean;
+    };
 
 /** Lines read together and written together, in file order; no natural key repeats within one. */
 class Batch {
@@ -133,7 +149,14 @@ export class ImportRun {
         const { record } = parsed;
         if (this.batch.items.has(record.id)) this.seal();
         this.batch.items.add(record.id);
-        this.batch.entries.push({ kind: 'item', line, record, accountSeen: this.seenAccounts.has(record.account) });
+        const limit = parsed.extras.activation_limit;
+        this.batch.entries.push({
+          kind: 'item',
+          line,
+          record,
+          limit,
+          accountSeen: this.seenAccounts.has(record.account),
+        });
         this.seenItems.add(record.id);
         break;
       }
@@ -141,7 +164,9 @@ export class ImportRun {
         const { record } = parsed;
         if (this.batch.purchases.has(record.code_key)) this.seal();
         this.batch.purchases.add(record.code_key);
-        this.batch.entries.push({ kind: 'purchase', line, record, itemSeen: this.seenItems.has(record.item_id) });
+        const { activations } = parsed.extras;
+        const itemSeen = this.seenItems.has(record.item_id);
+        this.batch.entries.push({ kind: 'purchase', line, record, activations, itemSeen });
         break;
       }
       case 'bad': {
@@ -203,8 +228,13 @@ export class ImportRun {
     const rekeyed: ReplacedKey[] = [];
     const items: ItemRecord[] = [];
     const itemLines: number[] = [];
+    /** Limits the batch's item lines set: a line without one leaves the item's as it is. */
+    const limits: ActivationLimitUpsert[] = [];
     const purchases: PurchaseRecord[] = [];
     const purchaseLines: number[] = [];
+    /** Activations the batch's purchase lines give (replacing the code's), and the purchases that end theirs. */
+    const activations: ActivationsUpsert[] = [];
+    const ended: PurchaseRecord[] = [];
     // Once a line is bad nothing will be written: from there on, only look for more problems.
     let writing = this.writing && errors.length === 0;
     for (const pending of batch.entries) {
@@ -245,6 +275,7 @@ export class ImportRun {
           if (writing) {
             items.push(pending.record);
             itemLines.push(pending.line);
+            if (pending.limit !== undefined) limits.push({ itemId: pending.record.id, limit: pending.limit });
           }
           break;
         }
@@ -261,6 +292,16 @@ export class ImportRun {
           if (writing) {
             purchases.push(pending.record);
             purchaseLines.push(pending.line);
+            const codeKey = pending.record.code_key;
+            if (pending.record.status !== 'active') ended.push(pending.record);
+            else if (pending.activations !== undefined) {
+              const rows = pending.activations.map((given) => ({
+                ...given,
+                id: given.id ?? newActivationId(),
+                code_key: codeKey,
+              }));
+              activations.push({ codeKey, activations: rows });
+            }
           }
           break;
         }
@@ -275,8 +316,18 @@ export class ImportRun {
           await this.session.upsertNamedKeys(named);
           return counts;
         })) ??
-        (await this.write('item', itemLines, () => this.session.upsertItems(items))) ??
-        (await this.write('purchase', purchaseLines, () => this.session.upsertPurchases(purchases)));
+        (await this.write('item', itemLines, async () => {
+          const counts = await this.session.upsertItems(items);
+          if (limits.length > 0) await this.session.setActivationLimits(limits);
+          return counts;
+        })) ??
+        (await this.write('purchase', purchaseLines, async () => {
+          const counts = await this.session.upsertPurchases(purchases);
+          if (activations.length > 0) await this.session.replaceActivations(activations);
+          // A purchase refunded or cancelled (here, or by the MarketBob bridge) ends its activations.
+          if (ended.length > 0) await this.session.endActivations(ended);
+          return counts;
+        }));
       if (rejected !== undefined) errors.push(rejected);
     }
     this.report(errors);

@@ -1,6 +1,8 @@
 import { ACCOUNTS } from '../records/account-table.js';
 import { type LineReading, parseItemId } from '../records/field-reader.js';
+import type { ItemExtras } from '../records/item-table.js';
 import { ITEMS } from '../records/item-table.js';
+import type { PurchaseExtras } from '../records/purchase-table.js';
 import { PURCHASES } from '../records/purchase-table.js';
 import { dropKnownNulls } from '../records/record-table.js';
 import type { ItemRecord, PurchaseRecord } from '../records/rows.js';
@@ -15,8 +17,8 @@ export type LineType = (typeof LINE_TYPES)[number];
 /** One non-blank line, read. */
 export type ParsedLine =
   | { readonly kind: 'account'; readonly entry: AccountEntry }
-  | { readonly kind: 'item'; readonly record: ItemRecord }
-  | { readonly kind: 'purchase'; readonly record: PurchaseRecord }
+  | { readonly kind: 'item'; readonly record: ItemRecord; readonly extras: ItemExtras }
+  | { readonly kind: 'purchase'; readonly record: PurchaseRecord; readonly extras: PurchaseExtras }
   | {
       readonly kind: 'bad';
       readonly message: string;
@@ -60,13 +62,15 @@ export function parseLine(text: string): ParsedLine {
     }
     case 'item': {
       const read = readItemLine(value);
-      if (read.ok) return { kind: 'item', record: read.value };
+      if (read.ok) return { kind: 'item', record: read.value.record, extras: read.value.extras };
       const itemId = parseItemId((value as { id?: unknown }).id);
       return bad('item', read, itemId === undefined ? undefined : { itemId });
     }
     case 'purchase': {
       const read = readPurchaseLine(value);
-      return read.ok ? { kind: 'purchase', record: read.value } : bad('purchase', read, undefined);
+      return read.ok
+        ? { kind: 'purchase', record: read.value.record, extras: read.value.extras }
+        : bad('purchase', read, undefined);
     }
     case undefined:
     case null:

@@ -113,6 +113,31 @@ const pt: DocsLanguage = {
       'A janela em dias, hoje (UTC) incluído; 30 quando omitido',
     'How many codes at most; 50 when left out': 'Quantos códigos no máximo; 50 quando omitido',
     'The window the list covers': 'A janela que a lista cobre',
+    'What your software names this install by (a domain, a machine id): 1 to 255 characters, no control characters':
+      'Como o seu software chama esta instalação (um domínio, um id de máquina): de 1 a 255 caracteres, ' +
+      'sem caracteres de controle',
+    "Optional: an install to ask about. Given, the answer adds `activation` (the instance's activation, or null)":
+      'Opcional: uma instalação a consultar. Quando dada, a resposta inclui `activation` (a ativação da instância, ou null)',
+    "Only when `instance` was given: the instance's activation of the code, or null":
+      'Só quando `instance` foi dado: a ativação da instância neste código, ou null',
+    'Activate an install': 'Ativar uma instalação',
+    "Activates `instance` on a valid code: 201 with the new activation, 200 with the one the instance has already, 409 when the code holds as many instances as its item's activation limit allows. Any other code answers exactly what validation answers for it.":
+      'Ativa `instance` num código válido: 201 com a nova ativação, 200 com a que a instância já tem, 409 quando o ' +
+      'código já tem tantas instâncias quanto o limite de ativações do seu item permite. Qualquer outro código ' +
+      'responde exatamente o que a validação responde para ele.',
+    'Release an install': 'Liberar uma instalação',
+    "Releases `instance` from a valid code, freeing its place: 200 with the code's count, 404 when the instance holds no activation of the code. Any other code answers exactly what validation answers for it.":
+      'Libera `instance` de um código válido, abrindo o seu lugar: 200 com a contagem do código, 404 quando a ' +
+      'instância não tem ativação neste código. Qualquer outro código responde exatamente o que a validação responde para ele.',
+    'The activation id': 'O id da ativação',
+    'What the client named the install by (a domain, a machine id), trimmed':
+      'Como o cliente chamou a instalação (um domínio, um id de máquina), sem espaços nas pontas',
+    'When the instance was activated': 'Quando a instância foi ativada',
+    'Instances the code holds now': 'Instâncias que o código tem agora',
+    "The item's activation limit; null when it has none": 'O limite de ativações do item; null quando não tem',
+    'The instance holds no activation of this code': 'A instância não tem ativação neste código',
+    'The code holds as many instances as its item allows':
+      'O código já tem tantas instâncias quanto o seu item permite',
     // Resources (src/schemas/resource-schemas.ts, response-schemas.ts)
     "By the item's preview type: image, video or audio": 'Conforme o tipo de prévia do item: imagem, vídeo ou áudio',
     "The variant's ISO 4217 currency code": 'O código ISO 4217 da moeda da variante',
@@ -170,6 +195,8 @@ const pt: DocsLanguage = {
     'Anything unexpected': 'Qualquer coisa inesperada',
     // HTTP statuses
     Success: 'Sucesso',
+    Created: 'Criado',
+    Conflict: 'Conflito',
     'Bad request': 'Solicitação inválida',
     Unauthorized: 'Não autorizado',
     Forbidden: 'Proibido',
@@ -200,6 +227,12 @@ const pt: DocsLanguage = {
       'A chave de API na query string (ou no corpo, no POST); valores diferentes em dois lugares: 400',
     // Webhooks (src/schemas/webhook-schemas.ts, openapi-document.ts)
     "A new purchase of one of the seller's items": 'Uma nova compra de um dos itens do vendedor',
+    'An instance was activated on one of the seller’s purchase codes':
+      'Uma instância foi ativada num dos códigos de compra do vendedor',
+    'An activation ended: released, or its purchase refunded or cancelled':
+      'Uma ativação terminou: liberada, ou a sua compra foi reembolsada ou cancelada',
+    'released: by the client or the seller; refunded, cancelled: the purchase ended it':
+      'released: pelo cliente ou pelo vendedor; refunded, cancelled: a compra a encerrou',
     'A purchase was refunded: its code no longer validates':
       'Uma compra foi reembolsada: seu código deixa de ser válido',
     'A purchase was cancelled: its code no longer validates':

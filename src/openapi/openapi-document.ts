@@ -9,7 +9,7 @@ import type { VariantConfig } from '../variants/variant-config.js';
 import type { VariantTexts } from '../variants/variant-texts.js';
 import { docsLanguages, translator } from './docs-languages.js';
 import { buildMarketbobDocument } from './marketbob-document.js';
-import { EXAMPLE_ITEM_ID, EXAMPLE_PURCHASE_CODE, exampleSuccessMembers } from './openapi-examples.js';
+import { EXAMPLE_INSTANCE, EXAMPLE_ITEM_ID, EXAMPLE_PURCHASE_CODE, exampleSuccessMembers } from './openapi-examples.js';
 import {
   BODY_MEDIA,
   JSON_MEDIA,
@@ -44,6 +44,8 @@ const CASES: Readonly<Record<ErrorKind, string>> = {
   itemNotFound: "No approved item of the key's account has this id",
   invalidPurchaseCode: 'The purchase code is not valid for this account',
   notFound: 'A path no endpoint serves',
+  activationNotFound: 'The instance holds no activation of this code',
+  activationLimit: 'The code holds as many instances as its item allows',
   methodNotAllowed: 'Another method than the endpoint takes (the Allow header names it)',
   requestTimeout: 'The headers or the body did not arrive in time; the connection is closed',
   bodyTooLarge: 'The body is over 64 KiB',
@@ -109,16 +111,18 @@ function responses(route: RouteContract, variant: VariantConfig, support: boolea
   const schemas = routeResponseSchemas(route, texts);
   const result: Json = {};
   const success = exampleSuccessMembers(variant, support, t)[route.operationId];
-  result['200'] = {
-    description: t(STATUS_TEXT[200] as string),
-    headers: responseHeaders(200, t),
-    content: {
-      [JSON_MEDIA]: {
-        schema: published(schemas.get(200) as TSchema, t, COMPONENT_NAMES),
-        example: { status: texts.statusOk, ...(success as Json) },
+  for (const status of route.successStatuses ?? [200]) {
+    result[String(status)] = {
+      description: t(STATUS_TEXT[status] as string),
+      headers: responseHeaders(status, t),
+      content: {
+        [JSON_MEDIA]: {
+          schema: published(schemas.get(status) as TSchema, t, COMPONENT_NAMES),
+          example: { status: texts.statusOk, ...(success as Json) },
+        },
       },
-    },
-  };
+    };
+  }
   for (const [status, kinds] of routeErrorKinds(route)) {
     const examples: Json = {};
     for (const kind of kinds) {
@@ -145,8 +149,11 @@ function requestBody(route: RouteContract, t: Translate): Json {
     ]),
   );
   // Unknown fields are ignored (docs/api.md 2.2.1), so the body stays open.
-  const schema = { type: 'object', required: fields.map((field) => field.name), properties };
-  const example = Object.fromEntries(fields.map((field) => [field.name, exampleOf(field)]));
+  const required = fields.filter((field) => field.required !== false).map((field) => field.name);
+  const schema = { type: 'object', required, properties };
+  const example = Object.fromEntries(
+    fields.filter((field) => field.required !== false).map((field) => [field.name, exampleOf(field)]),
+  );
   return {
     required: true,
     description: t(
@@ -162,6 +169,7 @@ function exampleOf(param: RouteParam): string | number {
   if (param.name === 'item_id') return EXAMPLE_ITEM_ID;
   if (param.name === 'days') return 30;
   if (param.name === 'limit') return 50;
+  if (param.name === 'instance') return EXAMPLE_INSTANCE;
   return EXAMPLE_PURCHASE_CODE;
 }
 

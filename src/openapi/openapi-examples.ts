@@ -129,6 +129,14 @@ export function exampleSuccessMembers(
         },
       },
     },
+    purchaseActivation: {
+      data: {
+        activation: EXAMPLE_ACTIVATION,
+        activations: { used: 1, limit: 3 },
+        purchase: parse(`${before}${serializeItem(localItem, variant)}${after}`),
+      },
+    },
+    purchaseDeactivation: { data: { activations: { used: 0, limit: 3 } } },
     purchaseActivityTop: {
       data: {
         days: 30,
@@ -147,6 +155,15 @@ export function exampleSuccessMembers(
     },
   };
 }
+
+/** An install's name for the document's examples. */
+export const EXAMPLE_INSTANCE = 'shop.example.com';
+
+const EXAMPLE_ACTIVATION = {
+  id: 'act_6f1d2c3b4a5968778695a4b3c2d1e0f1',
+  instance: EXAMPLE_INSTANCE,
+  created_at: '2024-03-14T21:40:07.502Z',
+};
 
 /** A purchase code for the document's examples. */
 export const EXAMPLE_PURCHASE_CODE = purchase.code;

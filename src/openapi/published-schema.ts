@@ -42,12 +42,14 @@ export function published(
 /** The English name of each HTTP status a document lists. */
 export const STATUS_TEXT: Readonly<Record<number, string>> = {
   200: 'Success',
+  201: 'Created',
   400: 'Bad request',
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'Not found',
   405: 'Method not allowed',
   408: 'Request timeout',
+  409: 'Conflict',
   413: 'Payload too large',
   415: 'Unsupported media type',
   429: 'Too many requests',

@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { MAX_ACTIVATION_LIMIT } from '../domain/activation-instance.js';
 import {
   allowsPreviewField,
   PREVIEW_FIELDS_BY_TYPE,
@@ -8,7 +9,7 @@ import {
 } from '../domain/media.js';
 import { ItemIdSchema, MoneySchema } from './field-reader.js';
 import { MarketbobColumnSchema, MarketbobItemSchema, marketbobText } from './marketbob-values.js';
-import { defineRecordTable, optional, type RecordOf, required } from './record-table.js';
+import { defineRecordTable, type ExtrasOf, lineOnly, optional, type RecordOf, required } from './record-table.js';
 
 /** An item's status (SPEC 5). */
 export const ItemStatusSchema = Type.Union([
@@ -112,8 +113,23 @@ export const ITEMS = defineRecordTable({
     ),
     /** MarketBob's own values (see marketbob-values.ts), as JSON; '' when the line had none. */
     marketbob: optional({ sql: 'text', stored: MarketbobColumnSchema, field: MarketbobItemSchema }, marketbobText),
+    /**
+     * How many instances each purchase of the item may activate at once, `"none"` for no limit;
+     * left out, the item keeps the limit it has (a new item: none). Kept in its own table (migration 0015).
+     */
+    activation_limit: lineOnly(
+      {
+        field: Type.Union([Type.Integer({ minimum: 1, maximum: MAX_ACTIVATION_LIMIT }), Type.Literal('none')], {
+          description: `1 to ${MAX_ACTIVATION_LIMIT}, or "none" for no limit; left out: unchanged`,
+        }),
+      },
+      (limit): number | null | undefined => (limit === undefined ? undefined : limit === 'none' ? null : limit),
+    ),
   },
 });
+
+/** An item line's fields kept elsewhere: its activation limit. */
+export type ItemExtras = ExtrasOf<typeof ITEMS.entries>;
 
 /** An item as stored. */
 export type ItemRecord = RecordOf<typeof ITEMS.entries>;

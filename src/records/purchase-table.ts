@@ -1,8 +1,17 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { INSTANCE_RULE, isActivationInstance } from '../domain/activation-instance.js';
 import { MAX_PURCHASE_CODE_LENGTH, purchaseCodeKey } from '../domain/purchase-code.js';
 import { ItemIdSchema, MoneySchema } from './field-reader.js';
 import { MarketbobColumnSchema, MarketbobPurchaseSchema, marketbobPurchaseText } from './marketbob-values.js';
-import { defineRecordTable, derived, optional, type RecordOf, required } from './record-table.js';
+import {
+  defineRecordTable,
+  derived,
+  type ExtrasOf,
+  lineOnly,
+  optional,
+  type RecordOf,
+  required,
+} from './record-table.js';
 
 /** A purchase's status (SPEC 5). */
 export const PurchaseStatusSchema = Type.Union([
@@ -19,6 +28,27 @@ export type LicenseType = Static<typeof LicenseTypeSchema>;
 const Text = Type.String();
 const Timestamp = (description = 'ISO 8601 with Z or an offset') => Type.String({ description });
 const Flag = Type.Union([Type.Literal(0), Type.Literal(1)]);
+/** An instance a purchase code holds, as an import line gives it. */
+const ActivationLineSchema = Type.Object(
+  {
+    id: Type.Optional(Type.String({ description: 'The activation id (act_ and 32 hex digits); made when left out' })),
+    instance: Type.String({ description: INSTANCE_RULE }),
+    created_at: Timestamp(),
+    last_validated_at: Type.Optional(Timestamp('ISO 8601 with Z or an offset; left out: never')),
+  },
+  { additionalProperties: false },
+);
+
+const ACTIVATION_ID = /^act_[0-9a-f]{32}$/;
+
+/** An activation read from a line: the store's row but for the code it belongs to (its line's). */
+export interface ImportedActivation {
+  readonly id: string | undefined;
+  readonly instance: string;
+  readonly created_at: number;
+  readonly last_validated_at: number;
+}
+
 const CODE_RULE = `1 to ${MAX_PURCHASE_CODE_LENGTH} characters of A-Z, a-z, 0-9, - and _`;
 
 /** The `purchases` table and the `purchase` import line (SPEC 5), one entry per column in table order. */
@@ -69,8 +99,39 @@ export const PURCHASES = defineRecordTable({
       { sql: 'text', stored: MarketbobColumnSchema, field: MarketbobPurchaseSchema },
       marketbobPurchaseText,
     ),
+    /**
+     * The instances the code holds (see docs/api.md, activations); left out, it keeps those it has,
+     * given, they replace them. Kept in their own table (migration 0015).
+     */
+    activations: lineOnly({ field: Type.Array(ActivationLineSchema) }, (given, reader, line) => {
+      if (given === undefined) return undefined;
+      if (given.length > 0 && line.status !== undefined && line.status !== 'active') {
+        reader.problem('activations are only held by an active purchase');
+      }
+      const seen = new Set<string>();
+      return given.map((activation, index): ImportedActivation => {
+        const instance = activation.instance.trim();
+        if (!isActivationInstance(instance)) reader.problem(`activations[${index}].instance must be ${INSTANCE_RULE}`);
+        if (seen.has(instance)) reader.problem(`activations[${index}].instance is given twice`);
+        seen.add(instance);
+        if (activation.id !== undefined && !ACTIVATION_ID.test(activation.id)) {
+          reader.problem(`activations[${index}].id must be act_ and 32 hex digits`);
+        }
+        const at = (field: string, value: string | undefined) =>
+          value === undefined ? 0 : Date.parse(reader.timestamp(`activations[${index}].${field}`, value));
+        return {
+          id: activation.id,
+          instance,
+          created_at: at('created_at', activation.created_at),
+          last_validated_at: at('last_validated_at', activation.last_validated_at),
+        };
+      });
+    }),
   },
 });
+
+/** A purchase line's fields kept elsewhere: its activations. */
+export type PurchaseExtras = ExtrasOf<typeof PURCHASES.entries>;
 
 /** A purchase as stored. */
 export type PurchaseRecord = RecordOf<typeof PURCHASES.entries>;

@@ -161,7 +161,37 @@ export const ActiveCode = Type.Object(
 );
 export type ActiveCode = Static<typeof ActiveCode>;
 
+/** An instance activated on a purchase code (docs/api.md, activations). */
+export const Activation = Type.Object(
+  {
+    id: Type.String({ pattern: '^act_[0-9a-f]{32}$', description: 'The activation id' }),
+    instance: Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description: 'What the client named the install by (a domain, a machine id), trimmed',
+    }),
+    created_at: timestamp('When the instance was activated'),
+  },
+  { ...closed, title: 'Activation' },
+);
+export type Activation = Static<typeof Activation>;
+
+/** How many instances a code holds, and how many its item allows. */
+export const ActivationCounts = Type.Object(
+  {
+    used: Count('Instances the code holds now'),
+    limit: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+      description: "The item's activation limit; null when it has none",
+    }),
+  },
+  { ...closed, title: 'ActivationCounts' },
+);
+export type ActivationCounts = Static<typeof ActivationCounts>;
+
 /** The resource schemas by name, for a document's `components.schemas`. */
 export const resourceSchemas: Readonly<
-  Record<'Account' | 'Item' | 'Purchase' | 'PurchaseActivity' | 'ActiveCode', TSchema>
-> = { Account, Item, Purchase, PurchaseActivity, ActiveCode };
+  Record<
+    'Account' | 'Item' | 'Purchase' | 'PurchaseActivity' | 'ActiveCode' | 'Activation' | 'ActivationCounts',
+    TSchema
+  >
+> = { Account, Item, Purchase, PurchaseActivity, ActiveCode, Activation, ActivationCounts };

@@ -28,7 +28,8 @@ export function errorEnvelope(kinds: readonly ErrorKind[], texts: VariantTexts):
 
 /** Every answer a route may give in a variant, by HTTP status. */
 export function routeResponseSchemas(route: RouteContract, texts: VariantTexts): ReadonlyMap<number, TSchema> {
-  const schemas = new Map<number, TSchema>([[200, successEnvelope(route, texts)]]);
+  const success = successEnvelope(route, texts);
+  const schemas = new Map<number, TSchema>((route.successStatuses ?? [200]).map((status) => [status, success]));
   for (const [status, kinds] of routeErrorKinds(route)) schemas.set(status, errorEnvelope(kinds, texts));
   return schemas;
 }

@@ -1,7 +1,15 @@
 import { type TProperties, Type } from '@sinclair/typebox';
 import { VALIDATE_SCOPE_PATHS } from '../keys/key-scopes.js';
 import type { ErrorKind } from '../variants/error-kinds.js';
-import { Account, ActiveCode, Item, Purchase, PurchaseActivity } from './resource-schemas.js';
+import {
+  Account,
+  Activation,
+  ActivationCounts,
+  ActiveCode,
+  Item,
+  Purchase,
+  PurchaseActivity,
+} from './resource-schemas.js';
 
 /** Where a parameter may be sent (docs/api.md 2.1); the key may also come as a header or a bearer token. */
 export type ParamSource = 'query' | 'body';
@@ -39,7 +47,19 @@ export interface RouteContract {
   readonly success: TProperties;
   /** The 404s this endpoint answers (an unknown path's 404 aside). */
   readonly notFound: readonly ErrorKind[];
+  /** The statuses its success envelope comes with; [200] when left out. */
+  readonly successStatuses?: readonly number[];
+  /** The 409s this endpoint answers, if any. */
+  readonly conflict?: readonly ErrorKind[];
 }
+
+/** An activation endpoint's `instance`. */
+const INSTANCE_PARAM: RouteParam = {
+  name: 'instance',
+  description:
+    'What your software names this install by (a domain, a machine id): 1 to 255 characters, no control characters',
+  sources: ['query', 'body'],
+};
 
 export const routeContracts: readonly RouteContract[] = [
   {
@@ -94,8 +114,26 @@ export const routeContracts: readonly RouteContract[] = [
         description: "The buyer's purchase code",
         sources: ['query', 'body'],
       },
+      {
+        ...INSTANCE_PARAM,
+        description:
+          "Optional: an install to ask about. Given, the answer adds `activation` (the instance's activation, or null)",
+        required: false,
+      },
     ],
-    success: { data: Type.Object({ purchase: Purchase }, { additionalProperties: false }) },
+    success: {
+      data: Type.Object(
+        {
+          purchase: Purchase,
+          activation: Type.Optional(
+            Type.Union([Activation, Type.Null()], {
+              description: "Only when `instance` was given: the instance's activation of the code, or null",
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    },
     notFound: ['invalidPurchaseCode'],
   },
   {
@@ -154,6 +192,44 @@ export const routeContracts: readonly RouteContract[] = [
     },
     notFound: [],
   },
+  {
+    method: 'POST',
+    path: '/api/purchases/activations',
+    operationId: 'purchaseActivation',
+    summary: 'Activate an install',
+    description:
+      'Activates `instance` on a valid code: 201 with the new activation, 200 with the one the instance has already, ' +
+      "409 when the code holds as many instances as its item's activation limit allows. Any other code answers " +
+      'exactly what validation answers for it.',
+    params: [
+      { name: 'purchase_code', description: "The buyer's purchase code", sources: ['query', 'body'] },
+      INSTANCE_PARAM,
+    ],
+    success: {
+      data: Type.Object(
+        { activation: Activation, activations: ActivationCounts, purchase: Purchase },
+        { additionalProperties: false },
+      ),
+    },
+    successStatuses: [201, 200],
+    notFound: ['invalidPurchaseCode'],
+    conflict: ['activationLimit'],
+  },
+  {
+    method: 'POST',
+    path: '/api/purchases/deactivation',
+    operationId: 'purchaseDeactivation',
+    summary: 'Release an install',
+    description:
+      "Releases `instance` from a valid code, freeing its place: 200 with the code's count, 404 when the instance " +
+      'holds no activation of the code. Any other code answers exactly what validation answers for it.',
+    params: [
+      { name: 'purchase_code', description: "The buyer's purchase code", sources: ['query', 'body'] },
+      INSTANCE_PARAM,
+    ],
+    success: { data: Type.Object({ activations: ActivationCounts }, { additionalProperties: false }) },
+    notFound: ['invalidPurchaseCode', 'activationNotFound'],
+  },
 ];
 
 /** The error kinds a route may answer with, by status; POST routes read bodies and add 413 and 415. */
@@ -165,6 +241,7 @@ export function routeErrorKinds(route: RouteContract): ReadonlyMap<number, reado
     ...(VALIDATE_SCOPE_PATHS.has(route.path) ? [] : [[403, ['keyScope']] as const]),
     [404, [...route.notFound, 'notFound']],
     [405, ['methodNotAllowed']],
+    ...(route.conflict === undefined ? [] : [[409, route.conflict] as const]),
     // Headers or a body that do not arrive in time (config server.requestTimeoutSeconds).
     [408, ['requestTimeout']],
   ]);

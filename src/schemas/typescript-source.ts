@@ -11,6 +11,8 @@ import {
 } from './marketbob-schemas.js';
 import {
   Account,
+  Activation,
+  ActivationCounts,
   ActiveCode,
   AudioMedia,
   ImageMedia,
@@ -36,6 +38,8 @@ const NAMED: readonly TSchema[] = [
   Purchase,
   PurchaseActivity,
   ActiveCode,
+  Activation,
+  ActivationCounts,
   MarketbobAccount,
   MarketbobImageMedia,
   MarketbobVideoMedia,
@@ -92,7 +96,7 @@ function objectType(schema: TSchema, indent: string): string {
 }
 
 /** The 404 messages the client reads as "none" rather than as an error, in every language. */
-function messagesOf(kind: 'noItems' | 'itemNotFound' | 'invalidPurchaseCode'): string {
+function messagesOf(kind: 'noItems' | 'itemNotFound' | 'invalidPurchaseCode' | 'activationNotFound'): string {
   return `[${Object.values(languages)
     .map((texts) => quote(texts.messages[kind]))
     .join(', ')}]`;
@@ -115,6 +119,7 @@ function stringList(name: string, list: string): string {
 /** Where each named schema's shape is told. */
 function sourceOf(title: unknown): string {
   if (title === 'PurchaseActivity' || title === 'ActiveCode') return 'issue 24';
+  if (title === 'Activation' || title === 'ActivationCounts') return 'activations (docs/api.md)';
   if (typeof title === 'string' && title.startsWith('Marketbob')) return "MarketBob's own API (shape 'marketbob')";
   return 'SPEC 3';
 }
@@ -139,6 +144,7 @@ export function sdkContractSource(): string {
     `/** "No items" in every language: items() answers [] for it. */\nexport const NO_ITEMS_MESSAGES: readonly string[] = ${messagesOf('noItems')};`,
     `/** "Item not found" in every language: item() answers null for it. */\nexport const ITEM_NOT_FOUND_MESSAGES: readonly string[] = ${messagesOf('itemNotFound')};`,
     `/** "Invalid purchase code" in every language: validatePurchase() and purchaseActivity() answer null for it. */\nexport const INVALID_PURCHASE_CODE_MESSAGES: readonly string[] = ${messagesOf('invalidPurchaseCode')};`,
+    `/** "Activation not found" in every language: deactivate() answers null for it. */\n${stringList('ACTIVATION_NOT_FOUND_MESSAGES', messagesOf('activationNotFound'))}`,
     `/** MarketBob's "No items found" in every language: a \`marketbob\` client's items() answers [] for it. */\n${stringList('MARKETBOB_NO_ITEMS_MESSAGES', marketbobMessagesOf('noItemsFound'))}`,
     `/** MarketBob's "Item Not Found" in every language: a \`marketbob\` client's item() answers null for it. */\n${stringList('MARKETBOB_ITEM_NOT_FOUND_MESSAGES', marketbobMessagesOf('itemNotFound'))}`,
     `/** MarketBob's "Invalid purchase code" in every language: a \`marketbob\` client's validatePurchase() answers null for it. */\n${stringList('MARKETBOB_INVALID_PURCHASE_CODE_MESSAGES', marketbobMessagesOf('invalidPurchaseCode'))}`,

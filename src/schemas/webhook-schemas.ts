@@ -1,6 +1,6 @@
 import { type TSchema, Type } from '@sinclair/typebox';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT } from '../store/webhook-rows.js';
-import { Item, Purchase, PurchaseStatus, Timestamp } from './resource-schemas.js';
+import { Activation, ActivationCounts, Item, Purchase, PurchaseStatus, Timestamp } from './resource-schemas.js';
 
 /**
  * The bodies of the webhooks (issue 25), one schema per event type: the OpenAPI documents'
@@ -85,6 +85,32 @@ export const webhookEventSchemas: Readonly<Record<string, TSchema>> = {
       closed,
     ),
     "The seller's API key was replaced",
+  ),
+  'activation.created': event(
+    'activation.created',
+    Type.Object(
+      {
+        purchase_code: Type.String({ minLength: 1, description: 'The code as stored' }),
+        activation: Activation,
+        activations: ActivationCounts,
+      },
+      closed,
+    ),
+    'An instance was activated on one of the seller’s purchase codes',
+  ),
+  'activation.released': event(
+    'activation.released',
+    Type.Object(
+      {
+        purchase_code: Type.String({ minLength: 1, description: 'The code as stored' }),
+        activation: Activation,
+        reason: Type.Union([Type.Literal('released'), Type.Literal('refunded'), Type.Literal('cancelled')], {
+          description: 'released: by the client or the seller; refunded, cancelled: the purchase ended it',
+        }),
+      },
+      closed,
+    ),
+    'An activation ended: released, or its purchase refunded or cancelled',
   ),
   [WEBHOOK_TEST_EVENT]: event(
     WEBHOOK_TEST_EVENT,

@@ -1,5 +1,6 @@
 import type { KeyScope } from '../domain/key-scope.js';
 import type { AccountRow, ItemRecord, PurchaseRecord } from '../records/rows.js';
+import type { ActivationRow, ItemActivationLimitRow } from './activation-rows.js';
 import type { WebhookDeliveryRow, WebhookEndpointRow, WebhookEventRow } from './webhook-rows.js';
 
 /** The tables as Kysely sees them. */
@@ -21,6 +22,8 @@ export interface Database {
   webhook_deliveries: WebhookDeliveryRow;
   api_keys: ApiKeyRow;
   api_key_usage: ApiKeyUsageRow;
+  item_activation_limits: ItemActivationLimitRow;
+  activations: ActivationRow;
 }
 
 /** An account's password hash, kept apart from `accounts` (see migration 0002). */

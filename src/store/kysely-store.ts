@@ -1,5 +1,6 @@
 import { type Kysely, Migrator, sql } from 'kysely';
 import type { AccountRow, AccountStatus, ItemRow, ListedItem, PurchaseRow, PurchaseStatus } from '../records/rows.js';
+import { ActivationStore, endActivations } from './activation-store.js';
 import type { ActivityTables } from './activity-tables.js';
 import type { StoreChanges } from './change-log.js';
 import type { Database, SessionRow } from './database.js';
@@ -100,6 +101,7 @@ export class KyselyStore implements Store {
   private readonly queries: ReturnType<typeof compileReadQueries>;
   private readonly runner: QueryRunner;
   private readonly webhookStore: WebhookStore;
+  private readonly activationStore: ActivationStore;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -110,6 +112,12 @@ export class KyselyStore implements Store {
     this.queries = compileReadQueries(db, parts.dialect);
     // Its writes go through `write` without telling the caches: no account, item or purchase changes.
     this.webhookStore = new WebhookStore(db, parts.dialect, (work) => this.write(work, false));
+    // Nor do activations: no answer the caches hold depends on them.
+    this.activationStore = new ActivationStore(db, parts.dialect, (work) => this.write(work, false));
+  }
+
+  activations(): ActivationStore {
+    return this.activationStore;
   }
 
   webhooks(): WebhookStore {
@@ -634,12 +642,16 @@ export class KyselyStore implements Store {
           .executeTakeFirst()) as PurchaseRow | undefined;
         if (!row) return undefined;
         const types = purchaseEventTypes(before, row);
-        if (types.length > 0) {
+        const ended = row.status !== 'active' && before.status === 'active';
+        if (types.length > 0 || ended) {
           const item = await trx.selectFrom('items').select('account').where('id', '=', row.item_id).executeTakeFirst();
           if (item) {
             const data = purchaseSnapshot(row);
             const changes: Change[] = types.map((type) => ({ account: item.account, type, codeKey, data }));
             await recordChanges(trx, changes);
+            // A refund or cancellation ends the code's activations, in the same transaction.
+            if (ended)
+              await endActivations(trx, codeKey, row.code, item.account, row.status as 'refunded' | 'cancelled');
           }
         }
         return row;

@@ -6,6 +6,7 @@ import { PURCHASES } from '../records/purchase-table.js';
 import type { ColumnName, SqlType } from '../records/record-table.js';
 import type { ItemRecord, PurchaseRecord } from '../records/rows.js';
 import { renameStatements } from './account-rename.js';
+import { type ActivationRow, activationEventData } from './activation-store.js';
 import {
   CHANGE_CHANNEL,
   CHANGE_LOG_LOCK,
@@ -16,6 +17,8 @@ import {
 } from './change-log.js';
 import {
   type AccountUpsert,
+  type ActivationLimitUpsert,
+  type ActivationsUpsert,
   ImportRowRejectedError,
   type ImportSession,
   type MarketbobLoginFacts,
@@ -426,6 +429,84 @@ class PostgresImportSession implements ImportSession {
       updated: written.updated,
       unchanged: rows.length - written.inserted - written.updated,
     };
+  }
+
+  /** Activation limits go to their own table (see migration 0015): two statements per batch. */
+  async setActivationLimits(rows: readonly ActivationLimitUpsert[]): Promise<void> {
+    const set = rows.filter((row) => row.limit !== null);
+    const cleared = rows.filter((row) => row.limit === null).map((row) => row.itemId);
+    if (set.length > 0) {
+      await this.client.query({
+        name: 'import_activation_limits',
+        text:
+          'INSERT INTO item_activation_limits (item_id, activation_limit) SELECT * FROM unnest($1::int8[], $2::int4[]) ' +
+          'ON CONFLICT (item_id) DO UPDATE SET activation_limit = EXCLUDED.activation_limit',
+        values: [set.map((row) => row.itemId), set.map((row) => row.limit)],
+      });
+    }
+    if (cleared.length > 0) {
+      await this.client.query({
+        name: 'import_clear_activation_limits',
+        text: 'DELETE FROM item_activation_limits WHERE item_id = ANY($1::int8[])',
+        values: [cleared],
+      });
+    }
+  }
+
+  async replaceActivations(rows: readonly ActivationsUpsert[]): Promise<void> {
+    await this.client.query({
+      name: 'import_clear_activations',
+      text: 'DELETE FROM activations WHERE code_key = ANY($1::text[])',
+      values: [rows.map((row) => row.codeKey)],
+    });
+    const activations = rows.flatMap((row) => row.activations);
+    if (activations.length === 0) return;
+    await this.client.query({
+      name: 'import_activations',
+      text:
+        'INSERT INTO activations (id, code_key, instance, created_at, last_validated_at) ' +
+        'SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int8[])',
+      values: [
+        activations.map((a) => a.id),
+        activations.map((a) => a.code_key),
+        activations.map((a) => a.instance),
+        activations.map((a) => a.created_at),
+        activations.map((a) => a.last_validated_at),
+      ],
+    });
+  }
+
+  async endActivations(rows: readonly PurchaseRecord[]): Promise<void> {
+    const { rows: ended } = await this.client.query<ActivationRow>({
+      name: 'import_end_activations',
+      text: 'DELETE FROM activations WHERE code_key = ANY($1::text[]) RETURNING *',
+      values: [rows.map((row) => row.code_key)],
+    });
+    if (ended.length === 0) return;
+    const subscriptions = await this.webhookSubscriptions();
+    if (subscriptions.empty) return;
+    const byCode = new Map(rows.map((row) => [row.code_key, row]));
+    const { rows: items } = await this.client.query<{ id: number; account: string }>({
+      name: 'import_webhook_item_accounts',
+      text: 'SELECT id, account FROM items WHERE id = ANY($1::int8[])',
+      values: [[...new Set(rows.map((row) => row.item_id))]],
+    });
+    const accounts = new Map(items.map((item) => [Number(item.id), item.account]));
+    const changes: Change[] = [];
+    for (const activation of ended) {
+      const purchase = byCode.get(activation.code_key) as PurchaseRecord;
+      const account = accounts.get(purchase.item_id);
+      if (account === undefined) continue;
+      const row = { ...activation, created_at: Number(activation.created_at), last_validated_at: 0 };
+      const reason = purchase.status === 'cancelled' ? 'cancelled' : 'refunded';
+      changes.push({
+        account,
+        type: 'activation.released',
+        codeKey: activation.code_key,
+        data: activationEventData(purchase.code, row, { reason }),
+      });
+    }
+    await this.writeOutbox(outboxRows(subscriptions, changes, Date.now()));
   }
 
   async formerKeyHolders(digests: readonly string[]): Promise<Map<string, Set<string>>> {

@@ -2,6 +2,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
 import type { KeyScope } from '../domain/key-scope.js';
 import type { AccountRow, ItemRow, PurchaseRow } from '../records/rows.js';
+import type { ActivationRow } from './activation-store.js';
 import type { Database } from './database.js';
 import { createPostgresPool } from './postgres.js';
 import type { StoreLocation } from './store-location.js';
@@ -20,6 +21,10 @@ export interface StoreSnapshot {
   /** The named keys (migration 0014) of these accounts that work (revoked ones left out), oldest first. */
   namedKeys(usernames: readonly string[]): Promise<Map<string, SnapshotNamedKey[]>>;
   purchases(after: string | undefined, limit: number): Promise<PurchaseRow[]>;
+  /** The activation limits of those of these items that have one (migration 0015). */
+  activationLimits(itemIds: readonly number[]): Promise<Map<number, number>>;
+  /** The activations of these purchases (by code key), oldest first per code. */
+  activations(codeKeys: readonly string[]): Promise<Map<string, ActivationRow[]>>;
 }
 
 /** A named key as an export reads it: its ciphertext, to be decrypted into the line. */
@@ -101,6 +106,29 @@ function pagesOf(trx: Transaction<Database>): StoreSnapshot {
         .orderBy('code_key')
         .limit(limit)
         .execute(),
+    activationLimits: async (itemIds) => {
+      if (itemIds.length === 0) return new Map();
+      const rows = await trx.selectFrom('item_activation_limits').selectAll().where('item_id', 'in', itemIds).execute();
+      return new Map(rows.map((row) => [Number(row.item_id), Number(row.activation_limit)]));
+    },
+    activations: async (codeKeys) => {
+      const found = new Map<string, ActivationRow[]>();
+      if (codeKeys.length === 0) return found;
+      const rows = await trx
+        .selectFrom('activations')
+        .selectAll()
+        .where('code_key', 'in', codeKeys)
+        .orderBy('code_key')
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
+      for (const row of rows) {
+        const list = found.get(row.code_key) ?? [];
+        list.push({ ...row, created_at: Number(row.created_at), last_validated_at: Number(row.last_validated_at) });
+        found.set(row.code_key, list);
+      }
+      return found;
+    },
   };
 }
 

@@ -68,6 +68,7 @@ const DELEGATED = [
   'revokeNamedKey',
   'recordNamedKeyUses',
   'namedKeyCipher',
+  'activations',
 ] as const satisfies readonly Delegated[];
 
 /** A call added to Store and not to DELEGATED fails to compile here. */

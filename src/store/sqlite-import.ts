@@ -5,9 +5,12 @@ import { ITEMS } from '../records/item-table.js';
 import { PURCHASES } from '../records/purchase-table.js';
 import type { AccountRecord, ItemRecord, PurchaseRecord } from '../records/rows.js';
 import { renameStatements } from './account-rename.js';
+import { type ActivationRow, activationEventData } from './activation-store.js';
 import { type ChangeEntry, ImportChanges, SQLITE_MUTE_TABLE } from './change-log.js';
 import {
   type AccountUpsert,
+  type ActivationLimitUpsert,
+  type ActivationsUpsert,
   ImportRowRejectedError,
   type ImportSession,
   type MarketbobLoginFacts,
@@ -311,6 +314,42 @@ class SqliteImportSession implements ImportSession {
     return counts;
   }
 
+  /** Activation limits go to their own table (see migration 0015), prepared on first use. */
+  async setActivationLimits(rows: readonly ActivationLimitUpsert[]): Promise<void> {
+    const set = this.db.prepare(
+      'INSERT INTO item_activation_limits (item_id, activation_limit) VALUES (?, ?) ' +
+        'ON CONFLICT (item_id) DO UPDATE SET activation_limit = excluded.activation_limit',
+    );
+    const clear = this.db.prepare('DELETE FROM item_activation_limits WHERE item_id = ?');
+    for (const row of rows) {
+      if (row.limit === null) clear.run(row.itemId);
+      else set.run(row.itemId, row.limit);
+    }
+  }
+
+  async replaceActivations(rows: readonly ActivationsUpsert[]): Promise<void> {
+    const clear = this.db.prepare('DELETE FROM activations WHERE code_key = ?');
+    const insert = this.db.prepare(
+      'INSERT INTO activations (id, code_key, instance, created_at, last_validated_at) ' +
+        'VALUES (@id, @code_key, @instance, @created_at, @last_validated_at)',
+    );
+    for (const row of rows) {
+      clear.run(row.codeKey);
+      for (const activation of row.activations) insert.run(activation);
+    }
+  }
+
+  async endActivations(rows: readonly PurchaseRecord[]): Promise<void> {
+    const held = this.db.prepare<[string], ActivationRow>('SELECT * FROM activations WHERE code_key = ?');
+    const clear = this.db.prepare('DELETE FROM activations WHERE code_key = ?');
+    for (const row of rows) {
+      const activations = held.all(row.code_key);
+      if (activations.length === 0) continue;
+      clear.run(row.code_key);
+      this.webhooks?.activationsEnded(row, activations);
+    }
+  }
+
   async formerKeyHolders(digests: readonly string[]): Promise<Map<string, Set<string>>> {
     const holders = this.db
       .prepare<[string], string>('SELECT username FROM replaced_keys WHERE key_digest = ?')
@@ -469,6 +508,19 @@ class ImportWebhooks {
       const data = purchaseSnapshot(row);
       for (const type of types) changes.push({ account, type, codeKey: row.code_key, data });
     });
+    this.write(outboxRows(this.subscriptions, changes, Date.now()));
+  }
+
+  activationsEnded(row: PurchaseRecord, activations: readonly ActivationRow[]): void {
+    const account = this.accountOf(row.item_id);
+    if (account === undefined || !this.subscriptions.hasAccount(account)) return;
+    const reason = row.status === 'cancelled' ? 'cancelled' : 'refunded';
+    const changes = activations.map((activation) => ({
+      account,
+      type: 'activation.released',
+      codeKey: row.code_key,
+      data: activationEventData(row.code, activation, { reason }),
+    }));
     this.write(outboxRows(this.subscriptions, changes, Date.now()));
   }
 

@@ -10,6 +10,7 @@ import type {
   PurchaseRow,
   PurchaseStatus,
 } from '../records/rows.js';
+import type { ActivationRow, ActivationStore } from './activation-store.js';
 import type { StoreChanges } from './change-log.js';
 import type { KeyOrigin, SessionRow } from './database.js';
 import type { Dialect } from './dialect.js';
@@ -63,6 +64,15 @@ export interface ImportSession {
   upsertItems(rows: readonly ItemRecord[]): Promise<UpsertCounts>;
   /** Upserts by `code_key`; each purchase's item must exist. */
   upsertPurchases(rows: readonly PurchaseRecord[]): Promise<UpsertCounts>;
+  /** Sets these items' activation limits (null: none); each item written earlier in the session or stored. */
+  setActivationLimits(rows: readonly ActivationLimitUpsert[]): Promise<void>;
+  /** Replaces these purchases' activations with the given ones (each purchase written earlier in the session). */
+  replaceActivations(rows: readonly ActivationsUpsert[]): Promise<void>;
+  /**
+   * Ends the activations of these purchases, just written as refunded or cancelled, telling
+   * `activation.released` for each (see `Store.activations`).
+   */
+  endActivations(rows: readonly PurchaseRecord[]): Promise<void>;
   /** For each of these key digests, the accounts that had it and lost it (see `ReplacedKey`). */
   formerKeyHolders(digests: readonly string[]): Promise<Map<string, Set<string>>>;
   /**
@@ -106,6 +116,18 @@ export interface NamedKeyState {
   readonly username: string;
   readonly digest: string;
   readonly revoked: boolean;
+}
+
+/** An item's activation limit as an import line sets it (null: no limit). */
+export interface ActivationLimitUpsert {
+  readonly itemId: number;
+  readonly limit: number | null;
+}
+
+/** A purchase's activations as an import line gives them (ids made for those without one). */
+export interface ActivationsUpsert {
+  readonly codeKey: string;
+  readonly activations: readonly ActivationRow[];
 }
 
 /** Who may log in, for one MarketBob user (migration 0012; see src/marketbob/login-facts.ts). */
@@ -346,6 +368,11 @@ export interface Store {
    * endpoint subscribed: a purchase created, refunded, cancelled or downloaded, a key replaced.
    */
   webhooks(): WebhookStore;
+  /**
+   * Activation limits per item and the instances each purchase code holds (migration 0015). A
+   * refund or cancellation (here, by an import, by the MarketBob bridge) ends the code's activations.
+   */
+  activations(): ActivationStore;
   /**
    * Any one account that has a key (the start checks the server secret against it); undefined when
    * there is none.

@@ -9,6 +9,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'purchase.cancelled',
   'purchase.downloaded',
   'api_key.rotated',
+  'activation.created',
+  'activation.released',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 /** Sent only on request, to one endpoint, whatever it subscribes to. */

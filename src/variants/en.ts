@@ -13,6 +13,8 @@ export const en: VariantTexts = {
     itemNotFound: 'Item Not Found',
     invalidPurchaseCode: 'Invalid purchase code',
     notFound: 'Not found',
+    activationNotFound: 'Activation not found',
+    activationLimit: 'Activation limit reached',
     methodNotAllowed: 'Method not allowed',
     requestTimeout: 'Request timeout',
     bodyTooLarge: 'Request body too large',
@@ -28,6 +30,7 @@ export const en: VariantTexts = {
   },
   expectations: {
     positiveInteger: 'a positive integer',
+    instance: '1 to 255 characters with no control characters',
     text: 'a single text value',
     wholeNumber: (min, max) => `a whole number from ${min} to ${max}`,
   },

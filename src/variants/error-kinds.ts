@@ -13,6 +13,8 @@ export const errorKinds = {
   itemNotFound: { status: 404, code: 'item_not_found' },
   invalidPurchaseCode: { status: 404, code: 'invalid_purchase_code' },
   notFound: { status: 404, code: 'not_found' },
+  activationNotFound: { status: 404, code: 'activation_not_found' },
+  activationLimit: { status: 409, code: 'activation_limit' },
   methodNotAllowed: { status: 405, code: 'method_not_allowed' },
   requestTimeout: { status: 408, code: 'request_timeout' },
   bodyTooLarge: { status: 413, code: 'body_too_large' },

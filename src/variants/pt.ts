@@ -14,6 +14,8 @@ export const pt: VariantTexts = {
     itemNotFound: 'Item Não Encontrado',
     invalidPurchaseCode: 'Código de Compra Inválido',
     notFound: 'Não encontrado',
+    activationNotFound: 'Ativação não encontrada',
+    activationLimit: 'Limite de ativações atingido',
     methodNotAllowed: 'Método não permitido',
     requestTimeout: 'Tempo esgotado para a solicitação',
     bodyTooLarge: 'Corpo da solicitação muito grande',
@@ -29,6 +31,7 @@ export const pt: VariantTexts = {
   },
   expectations: {
     positiveInteger: 'um número inteiro positivo',
+    instance: 'de 1 a 255 caracteres, sem caracteres de controle',
     text: 'um único valor de texto',
     wholeNumber: (min, max) => `um número inteiro de ${min} a ${max}`,
   },

@@ -15,6 +15,8 @@ export interface VariantTexts {
   /** How the malformed-parameter sentences describe what was expected. */
   readonly expectations: {
     readonly positiveInteger: string;
+    /** An activation's instance (see src/domain/activation-instance.ts). */
+    readonly instance: string;
     readonly text: string;
     /** A whole number within bounds, both included. */
     readonly wholeNumber: (min: number, max: number) => string;

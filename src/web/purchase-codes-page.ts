@@ -2,6 +2,7 @@ import { DAY_MS, dayOf } from '../activity/activity-days.js';
 import type { CodeActivity, TopCode } from '../activity/activity-report.js';
 import type { ActivityReader } from '../activity/purchase-activity.js';
 import type { PurchaseStatus } from '../records/rows.js';
+import type { ActivationRow } from '../store/activation-store.js';
 import type { Store } from '../store/store.js';
 
 /** The page's windows (the last 7 and 30 days), the default first. */
@@ -66,10 +67,15 @@ async function describeCode(store: Store, account: string, code: TopCode): Promi
 /** One code of the seller's, found by the text a seller typed: its purchase, item and activity. */
 export interface CodeDetails {
   readonly code: string;
+  readonly codeKey: string;
+  readonly itemId: number;
   readonly itemName: string | undefined;
   readonly purchasedAt: string;
   readonly status: PurchaseStatus;
   readonly activity: CodeActivity;
+  /** The instances the code holds, oldest first, and its item's limit (null: none). */
+  readonly activations: readonly ActivationRow[];
+  readonly activationLimit: number | null;
 }
 
 /** The seller's code `text` (trimmed, any case), or undefined when it is not one of theirs. */
@@ -84,10 +90,14 @@ export async function codeDetails(
   if (purchase === undefined || item?.account !== account) return undefined;
   return {
     code: purchase.code,
+    codeKey,
+    itemId: item.id,
     itemName: item.name,
     purchasedAt: purchase.date,
     status: purchase.status,
     activity: await reports.ofCode(account, codeKey),
+    activations: await store.activations().ofCode(codeKey),
+    activationLimit: (await store.activations().activationLimit(item.id)) ?? null,
   };
 }
 

@@ -14,6 +14,7 @@ import { clientIdOf } from '../limits/client-id.js';
 import type { Limits } from '../limits/limits.js';
 import type { AppKey } from '../marketbob/laravel-encryption.js';
 import { KeyManagedByMarketbobError, rotateAccountKey } from '../operations/account-keys.js';
+import { activationLimitFromText, setItemActivationLimit } from '../operations/activation-operations.js';
 import { createNamedKey, revokeNamedKey } from '../operations/named-keys.js';
 import { createPasswordChecker, PasswordChecksBusyError } from '../passwords/password-checker.js';
 import { hashPassword, type PasswordCheck } from '../passwords/password-hash.js';
@@ -639,10 +640,40 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
         chart: found && dayChart(found.activity),
         chartDays: CHART_DAYS,
         rows,
+        badLimit: (request.query as Record<string, unknown>).limit === 'bad',
         flushSeconds: config.activity.flushSeconds,
         retentionDays: config.activity.retentionDays,
         f: pageFormats(t.locale),
       });
+    });
+
+    /** Back to the code's card after one of its forms (Post/Redirect/Get). */
+    const toCode = (reply: FastifyReply, code: string, extra = '') =>
+      reply.redirect(`${purchaseCodesUrl}?code=${encodeURIComponent(code)}${extra}`, 303);
+
+    // Releases one install of one of the seller's codes (a code that is not theirs: back to the search).
+    workspacePage('POST', `${purchaseCodesUrl}/release`, async (request, reply, _t, who) => {
+      const code = field(request.body, 'code').trim();
+      const codeKey = purchaseCodeKey(code);
+      const purchase = codeKey === undefined ? undefined : await store.purchase(codeKey);
+      const item = purchase && (await store.item(purchase.item_id));
+      if (codeKey !== undefined && item?.account === who.account.username) {
+        await store.activations().release(codeKey, field(request.body, 'instance'));
+      }
+      return toCode(reply, code);
+    });
+
+    // Sets the activation limit of the item of one of the seller's codes.
+    workspacePage('POST', `${purchaseCodesUrl}/activation-limit`, async (request, reply, _t, who) => {
+      const code = field(request.body, 'code').trim();
+      const codeKey = purchaseCodeKey(code);
+      const purchase = codeKey === undefined ? undefined : await store.purchase(codeKey);
+      const item = purchase && (await store.item(purchase.item_id));
+      if (item?.account !== who.account.username) return toCode(reply, code);
+      const limit = activationLimitFromText(field(request.body, 'limit'));
+      if (limit === undefined) return toCode(reply, code, '&limit=bad');
+      await setItemActivationLimit(store, item.id, limit);
+      return toCode(reply, code);
     });
 
     workspacePage('GET', `${purchaseCodesUrl}/export.csv`, async (request, reply, _t, who) => {

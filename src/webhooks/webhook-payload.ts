@@ -22,7 +22,9 @@ export function payloadVariant(variants: readonly VariantConfig[], lang: string)
  * "timestamp", "account", "data"}`. A purchase event's `data` holds `purchase`, the contract's
  * Purchase object in the endpoint's variant, made by the very serialisers the validation endpoint
  * uses (its item as it is now, the purchase as the change left it), and `status` (`active`,
- * `refunded`, `cancelled`); `item` is null when the item is no longer the event's seller's. `api_key.rotated` holds `old_key_works_until` (never a key).
+ * `refunded`, `cancelled`); `item` is null when the item is no longer the event's seller's.
+ * `api_key.rotated` holds `old_key_works_until` (never a key); the activation events hold the
+ * code, the activation and its count or why it ended (as stored).
  */
 export async function webhookPayload(event: WebhookEventRow, lang: string, context: PayloadContext): Promise<string> {
   const head = `{"id":${text(event.id)},"type":${text(event.type)},"timestamp":${text(new Date(event.occurred_at).toISOString())},"account":${text(event.account)},"data":`;

@@ -11,7 +11,7 @@ import { errorKinds, errorStatus } from '../../src/variants/error-kinds.js';
 import { pt as ptTexts } from '../../src/variants/pt.js';
 import { rawExchange } from '../helpers/raw-http.js';
 import { createTestApp, TEST_STORES, type TestApp, type TestVariant, VARIANTS } from '../helpers/test-app.js';
-import { ALL_LINES, KEYS, UNKNOWN_KEY } from './fixtures.js';
+import { ALL_LINES, KEYS, PURCHASES, UNKNOWN_KEY } from './fixtures.js';
 import { expectError, expectMalformedBody, expectParamError, url } from './http-assertions.js';
 
 /**
@@ -484,6 +484,25 @@ describe.each(TEST_STORES)('%s store', (kind) => {
         expect(errors.every((line) => line.includes('"level":50') && line.includes('SyntaxError'))).toBe(true);
         expect(faulty.logs.filter((line) => line.includes(KEYS.alice))).toEqual([]);
       });
+    });
+  });
+
+  describe.each(VARIANTS)('activations ($lang)', (variant) => {
+    it('answers 409 at the limit and 404 for an instance the code does not hold, in the variant’s words', async () => {
+      await t.store.activations().setActivationLimit(PURCHASES.regular.line.item_id, 1);
+      const activation = (path: string, instance: string) =>
+        send(t.app, variant, {
+          method: 'POST',
+          url: url(variant, path),
+          headers: { 'x-api-key': KEYS.alice },
+          payload: { purchase_code: PURCHASES.regular.line.code, instance },
+        });
+      expect((await activation('/api/purchases/activations', `errors-${variant.lang}`)).statusCode).toBe(201);
+      const full = await activation('/api/purchases/activations', `errors-${variant.lang}-2`);
+      expectError(full, variant, 409, texts[variant.lang].messages.activationLimit);
+      expect((await activation('/api/purchases/deactivation', `errors-${variant.lang}`)).statusCode).toBe(200);
+      const unknown = await activation('/api/purchases/deactivation', `errors-${variant.lang}`);
+      expectError(unknown, variant, 404, texts[variant.lang].messages.activationNotFound);
     });
   });
 

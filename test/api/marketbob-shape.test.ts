@@ -333,6 +333,21 @@ describe.each(TEST_STORES)('the marketbob shape (%s store)', (kind) => {
       );
     });
 
+    it('keeps the activation endpoints for the contract only (404 in the marketbob shape)', async () => {
+      const activate = (path: string, base: string) =>
+        t.app.inject({
+          method: 'POST',
+          url: `${base}${path}`,
+          headers: { 'x-api-key': MB_KEYS.maker },
+          payload: { purchase_code: MB_CODES.made, instance: 'shape.example.com' },
+        });
+      expect((await activate('/api/purchases/activations', '')).statusCode).toBe(201);
+      expect((await activate('/api/purchases/deactivation', '')).statusCode).toBe(200);
+      for (const path of ['/api/purchases/activations', '/api/purchases/deactivation']) {
+        expectJson(await activate(path, MB), 404, error('Not Found'));
+      }
+    });
+
     it('answers each shape by host where two hosts share a base', async () => {
       const shared = (host: string) =>
         t.app.inject({

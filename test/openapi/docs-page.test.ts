@@ -16,6 +16,9 @@ const OPERATIONS = [
   // The validation tried just before counts: the code is in the top list.
   { id: 'purchaseActivity', shows: `"purchase_code": "${DEMO_PURCHASE_CODE}"` },
   { id: 'purchaseActivityTop', shows: `"purchase_code": "${DEMO_PURCHASE_CODE}"` },
+  // An install activated (201: made now), then released, in each language's pass.
+  { id: 'purchaseActivation', shows: '"instance": "shop.example.com"', status: '201' },
+  { id: 'purchaseDeactivation', shows: '"used": 0' },
 ] as const;
 
 /** What the page's labels read in each language. */
@@ -85,7 +88,7 @@ describe('the docs page', () => {
   });
 
   it.each(VARIANTS)(
-    "$lang: the product's page in its language; Try it out answers 200 on every endpoint with the demo key",
+    "$lang: the product's page in its language; Try it out answers on every endpoint with the demo key (200; 201 for an activation)",
     async (variant) => {
       const labels = LABELS[variant.lang];
       const page = await context.newPage();
@@ -107,8 +110,8 @@ describe('the docs page', () => {
         await page.locator('.opblock').first().waitFor();
         expect(await page.title()).toBe(docsLanguages[variant.lang].pageTitle);
         expect(await page.locator('html').getAttribute('lang')).toBe(docsLanguages[variant.lang].htmlLang);
-        // Six operations (HEAD is a sentence of the introduction) and six webhooks, no framework's top bar or logo.
-        await expect.poll(() => page.locator('.opblock').count()).toBe(12);
+        // Eight operations (HEAD is a sentence of the introduction) and eight webhooks, no framework's top bar or logo.
+        await expect.poll(() => page.locator('.opblock').count()).toBe(16);
         expect(await page.locator('.topbar, img[alt*="Swagger" i], .topbar-wrapper').count()).toBe(0);
         // One section of webhooks, under Swagger UI's own heading: no tag section of that name beside it.
         expect(await page.locator('.opblock-tag-section').count()).toBe(1);
@@ -140,7 +143,8 @@ describe('the docs page', () => {
           await block.getByRole('button', { name: labels.tryItOut }).click();
           await block.getByRole('button', { name: labels.execute }).click();
           const live = block.locator('.live-responses-table');
-          await expect.poll(() => live.locator('tbody .response-col_status').first().innerText()).toBe('200');
+          const status = 'status' in operation ? operation.status : '200';
+          await expect.poll(() => live.locator('tbody .response-col_status').first().innerText()).toBe(status);
           expect(await live.locator('.response-col_description pre').first().innerText()).toContain(operation.shows);
           expect(await live.locator('.response-col_description pre').first().innerText()).toContain(
             `"status": "${variant.ok}"`,
@@ -172,8 +176,8 @@ describe('the docs page', () => {
         await page.close();
       }
     },
-    // Chromium renders Swagger UI slowly on a busy machine.
-    120_000,
+    // Chromium renders Swagger UI slowly on a busy machine; eight operations are tried out.
+    180_000,
   );
 
   it('leaves the API and unknown paths as they were', async () => {

@@ -33,6 +33,10 @@ describe('the committed OpenAPI documents', () => {
 
 /** The 408 message (not in SPEC 2.3's table; the app answers it since requests have a time limit). */
 const REQUEST_TIMEOUT = { en: 'Request timeout', pt: 'Tempo esgotado para a solicitação' } as const;
+const ACTIVATION_MESSAGES = {
+  en: { activationNotFound: 'Activation not found', activationLimit: 'Activation limit reached' },
+  pt: { activationNotFound: 'Ativação não encontrada', activationLimit: 'Limite de ativações atingido' },
+} as const;
 
 /** Every example of every response, with its HTTP status and headers. */
 function responseExamples(document: Json) {
@@ -83,7 +87,9 @@ describe.each(TEST_STORES)('%s store: the served documents', (kind) => {
         [404, variant.messages.itemNotFound],
         [404, variant.messages.invalidPurchaseCode],
         [404, variant.messages.notFound],
+        [404, ACTIVATION_MESSAGES[variant.lang].activationNotFound],
         [405, variant.messages.methodNotAllowed],
+        [409, ACTIVATION_MESSAGES[variant.lang].activationLimit],
         [408, REQUEST_TIMEOUT[variant.lang]],
         [413, variant.messages.bodyTooLarge],
         [415, variant.messages.unsupportedContentType],
@@ -109,6 +115,8 @@ describe.each(TEST_STORES)('%s store: the served documents', (kind) => {
         'get /api/items/item',
         'get /api/purchases/activity',
         'get /api/purchases/activity/top',
+        'post /api/purchases/activations',
+        'post /api/purchases/deactivation',
         'post /api/purchases/validation',
       ]);
       for (const example of successes) expect(example.value.status).toBe(variant.ok);
@@ -134,7 +142,8 @@ describe.each(TEST_STORES)('%s store: the served documents', (kind) => {
         'application/x-www-form-urlencoded',
       ]);
       for (const media of Object.values<Json>(validation.requestBody.content)) {
-        expect(Object.keys(media.schema.properties)).toEqual(['purchase_code']);
+        // `instance` is optional: without it, validation answers as it always did.
+        expect(Object.keys(media.schema.properties)).toEqual(['purchase_code', 'instance']);
         expect(media.schema.required).toEqual(['purchase_code']);
         expect(media.example).toEqual({ purchase_code: DEMO_PURCHASE_CODE });
       }
@@ -199,6 +208,8 @@ describe.each(TEST_STORES)('%s store: the served documents', (kind) => {
               'Validar um código de compra',
               'Como um código de compra é usado',
               'Códigos usados a partir de mais redes',
+              'Ativar uma instalação',
+              'Liberar uma instalação',
             ]
           : [
               'Account details',
@@ -207,6 +218,8 @@ describe.each(TEST_STORES)('%s store: the served documents', (kind) => {
               'Validate a purchase code',
               'How a purchase code is used',
               'Codes used from the most networks',
+              'Activate an install',
+              'Release an install',
             ],
       );
     });
@@ -285,6 +298,22 @@ describe.each(TEST_STORES)('%s store: the served documents', (kind) => {
         },
         { path: '/api/purchases/validation', method: 'post', status: 405, request: { method: 'GET', headers: key } },
       ];
+      // Activations: made (201), found again (200), the limit (409), a release (200) and an unknown one (404).
+      await t.store.activations().setActivationLimit(ITEMS.i101.line.id as number, 1);
+      const activation = (path: string, status: number, instance: string) => ({
+        path,
+        method: 'post' as const,
+        status,
+        request: { headers: key, payload: { purchase_code: PURCHASES.regular.line.code, instance } },
+      });
+      cases.push(
+        activation('/api/purchases/activations', 201, `docs-${variant.lang}`),
+        activation('/api/purchases/activations', 200, `docs-${variant.lang}`),
+        activation('/api/purchases/validation', 200, `docs-${variant.lang}`),
+        activation('/api/purchases/activations', 409, `docs-${variant.lang}-2`),
+        activation('/api/purchases/deactivation', 200, `docs-${variant.lang}`),
+        activation('/api/purchases/deactivation', 404, `docs-${variant.lang}`),
+      );
       for (const { path, method, status, request } of cases) {
         const response = await t.app.inject({
           method: method.toUpperCase() as 'GET',

@@ -135,6 +135,7 @@ describe('the record tables', () => {
       'status',
       'published_at',
       'marketbob',
+      'activation_limit',
     ]);
     expect(ITEMS.lineSchema.required).toEqual([
       'type',
@@ -160,6 +161,7 @@ describe('the record tables', () => {
       'status',
       'date',
       'marketbob',
+      'activations',
     ]);
     expect(PURCHASES.lineSchema.required).toEqual(['type', 'code', 'item_id', 'license_type', 'price', 'date']);
   });

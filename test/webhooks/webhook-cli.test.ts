@@ -88,7 +88,7 @@ describe.each(TEST_STORES)('npm run cli -- webhooks (%s)', (kind) => {
       code: 1,
       stdout: '',
       stderr:
-        'events: "purchase.eaten" is not one of purchase.created, purchase.refunded, purchase.cancelled, purchase.downloaded, api_key.rotated\n',
+        'events: "purchase.eaten" is not one of purchase.created, purchase.refunded, purchase.cancelled, purchase.downloaded, api_key.rotated, activation.created, activation.released\n',
     });
     const config = join(database.dir, 'config.json');
     expect(await cli('webhooks', 'add', 'jdoe', 'https://localhost/in', '--events', 'purchase.created')).toEqual({

@@ -303,7 +303,7 @@ describe.each(TEST_STORES)('signed webhooks on %s', (kind) => {
     expect((await post('jdoe', { url: `${url}/x`, events: ['purchase.exploded'] })).body).toEqual({
       code: 'invalid_webhook',
       message:
-        'events: "purchase.exploded" is not one of purchase.created, purchase.refunded, purchase.cancelled, purchase.downloaded, api_key.rotated',
+        'events: "purchase.exploded" is not one of purchase.created, purchase.refunded, purchase.cancelled, purchase.downloaded, api_key.rotated, activation.created, activation.released',
     });
     expect((await post('jdoe', { url: 'ftp://example.com/', events: ['purchase.created'] })).body).toEqual({
       code: 'invalid_webhook',

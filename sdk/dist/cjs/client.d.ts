@@ -1,4 +1,4 @@
-import { type Account, type ActiveCode, type Item, type MarketbobAccount, type MarketbobItem, type MarketbobPurchase, type Purchase, type PurchaseActivity } from './contract.js';
+import { type Account, type Activation, type ActivationCounts, type ActiveCode, type Item, type MarketbobAccount, type MarketbobItem, type MarketbobPurchase, type Purchase, type PurchaseActivity } from './contract.js';
 /** The part of a fetch Response the client reads (so the types need neither DOM nor Node typings). */
 export interface FetchResponse {
     readonly status: number;
@@ -77,7 +77,28 @@ export interface MarketplaceClient {
     purchaseActivity(code: string): Promise<PurchaseActivity | null>;
     /** The account's codes seen from the most networks in the last `days` days (30), at most `limit` (50), most first. */
     topPurchaseActivity(options?: TopPurchaseActivityOptions): Promise<ActiveCode[]>;
+    /**
+     * Activates `instance` (a domain, a machine id: whatever names this install) on a code: `created`
+     * or `existing` (the instance had one already) with the activation, the code's count and its
+     * purchase; `limit_reached` when the code holds as many instances as its item allows; null when
+     * the code is not a valid purchase of this account.
+     */
+    activate(code: string, instance: string): Promise<ActivationOutcome | null>;
+    /**
+     * Releases `instance` from a code, freeing its place: the code's count after; null when the code
+     * is not a valid purchase of this account or the instance holds no activation of it.
+     */
+    deactivate(code: string, instance: string): Promise<ActivationCounts | null>;
 }
+/** What activate() came to. */
+export type ActivationOutcome = {
+    readonly kind: 'created' | 'existing';
+    readonly activation: Activation;
+    readonly activations: ActivationCounts;
+    readonly purchase: Purchase;
+} | {
+    readonly kind: 'limit_reached';
+};
 /** The client of a server in MarketBob's shape: its four endpoints, its resources (null where MarketBob has NULL). */
 export interface MarketbobClient {
     /** The account that owns the key. */

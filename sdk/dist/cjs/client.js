@@ -38,6 +38,8 @@ function retryAfterSeconds(header) {
     const date = Date.parse(text);
     return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
 }
+/** Marks a body that came with 201 (an activation made). */
+const CREATED = Symbol('created');
 function createClient(options) {
     return options.shape === 'marketbob' ? createMarketbobClient(options) : createContractClient(options);
 }
@@ -78,8 +80,9 @@ function createSender(options, transport) {
                 await sleep(wait ?? 2 ** attempt);
                 continue;
             }
-            if (response.status === 200 && parsed)
-                return parsed;
+            if ((response.status === 200 || response.status === 201) && parsed) {
+                return response.status === 201 ? { ...parsed, [CREATED]: true } : parsed;
+            }
             const status = typeof parsed?.status === 'string' ? parsed.status : '';
             const msg = typeof parsed?.msg === 'string' ? parsed.msg : text.slice(0, 200);
             throw new MarketplaceApiError(response.status, status, msg, wait);
@@ -134,6 +137,28 @@ function createContractClient(options) {
             ].join('&');
             const body = await send('GET', `/api/purchases/activity/top${query && `?${query}`}`);
             return body.data.codes;
+        },
+        async activate(code, instance) {
+            const request = send('POST', '/api/purchases/activations', { purchase_code: code, instance });
+            let body;
+            try {
+                body = await orNone(request, contract_js_1.INVALID_PURCHASE_CODE_MESSAGES);
+            }
+            catch (error) {
+                // The one 409 of this endpoint: the code holds as many instances as its item allows.
+                if (error instanceof MarketplaceApiError && error.httpStatus === 409)
+                    return { kind: 'limit_reached' };
+                throw error;
+            }
+            if (body === null)
+                return null;
+            const data = body.data;
+            return { kind: body[CREATED] === true ? 'created' : 'existing', ...data };
+        },
+        async deactivate(code, instance) {
+            const request = send('POST', '/api/purchases/deactivation', { purchase_code: code, instance });
+            const body = await orNone(request, [...contract_js_1.INVALID_PURCHASE_CODE_MESSAGES, ...contract_js_1.ACTIVATION_NOT_FOUND_MESSAGES]);
+            return body ? body.data.activations : null;
         },
     };
 }

@@ -128,6 +128,22 @@ export interface ActiveCode {
     /** The last validation within the window */
     last_seen: string;
 }
+/** Activation: activations (docs/api.md), keys in this order. */
+export interface Activation {
+    /** The activation id */
+    id: string;
+    /** What the client named the install by (a domain, a machine id), trimmed */
+    instance: string;
+    /** When the instance was activated */
+    created_at: string;
+}
+/** ActivationCounts: activations (docs/api.md), keys in this order. */
+export interface ActivationCounts {
+    /** Instances the code holds now */
+    used: number;
+    /** The item's activation limit; null when it has none */
+    limit: number | null;
+}
 /** MarketbobAccount: MarketBob's own API (shape 'marketbob'), keys in this order. */
 export interface MarketbobAccount {
     name: {
@@ -377,6 +393,39 @@ export interface ApiKeyRotatedEvent {
         old_key_works_until: string | null;
     };
 }
+/** The body of a `activation.created` webhook (issue 25): An instance was activated on one of the seller’s purchase codes. */
+export interface ActivationCreatedEvent {
+    /** The event id, also sent as the webhook-id header: the same on every retry, so a receiver can skip one seen before */
+    id: string;
+    type: 'activation.created';
+    /** When the change was made (not when it was sent) */
+    timestamp: string;
+    /** The username of the seller the event is about */
+    account: string;
+    data: {
+        /** The code as stored */
+        purchase_code: string;
+        activation: Activation;
+        activations: ActivationCounts;
+    };
+}
+/** The body of a `activation.released` webhook (issue 25): An activation ended: released, or its purchase refunded or cancelled. */
+export interface ActivationReleasedEvent {
+    /** The event id, also sent as the webhook-id header: the same on every retry, so a receiver can skip one seen before */
+    id: string;
+    type: 'activation.released';
+    /** When the change was made (not when it was sent) */
+    timestamp: string;
+    /** The username of the seller the event is about */
+    account: string;
+    data: {
+        /** The code as stored */
+        purchase_code: string;
+        activation: Activation;
+        /** released: by the client or the seller; refunded, cancelled: the purchase ended it */
+        reason: 'released' | 'refunded' | 'cancelled';
+    };
+}
 /** The body of a `webhook.test` webhook (issue 25): Sent on request (the workspace's "Send test event"), to one endpoint, whatever it subscribes to. */
 export interface WebhookTestEvent {
     /** The event id, also sent as the webhook-id header: the same on every retry, so a receiver can skip one seen before */
@@ -391,13 +440,15 @@ export interface WebhookTestEvent {
     };
 }
 /** Any webhook body, told apart by its `type`. */
-export type WebhookEvent = PurchaseCreatedEvent | PurchaseRefundedEvent | PurchaseCancelledEvent | PurchaseDownloadedEvent | ApiKeyRotatedEvent | WebhookTestEvent;
+export type WebhookEvent = PurchaseCreatedEvent | PurchaseRefundedEvent | PurchaseCancelledEvent | PurchaseDownloadedEvent | ApiKeyRotatedEvent | ActivationCreatedEvent | ActivationReleasedEvent | WebhookTestEvent;
 /** "No items" in every language: items() answers [] for it. */
 export declare const NO_ITEMS_MESSAGES: readonly string[];
 /** "Item not found" in every language: item() answers null for it. */
 export declare const ITEM_NOT_FOUND_MESSAGES: readonly string[];
 /** "Invalid purchase code" in every language: validatePurchase() and purchaseActivity() answer null for it. */
 export declare const INVALID_PURCHASE_CODE_MESSAGES: readonly string[];
+/** "Activation not found" in every language: deactivate() answers null for it. */
+export declare const ACTIVATION_NOT_FOUND_MESSAGES: readonly string[];
 /** MarketBob's "No items found" in every language: a `marketbob` client's items() answers [] for it. */
 export declare const MARKETBOB_NO_ITEMS_MESSAGES: readonly string[];
 /** MarketBob's "Item Not Found" in every language: a `marketbob` client's item() answers null for it. */

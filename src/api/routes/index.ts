@@ -2,11 +2,12 @@ import type { Endpoint } from '../endpoint.js';
 import { accountDetails } from './account-details.js';
 import { itemsAll } from './items-all.js';
 import { itemsItem } from './items-item.js';
+import { purchaseActivation, purchaseDeactivation } from './purchase-activations.js';
 import { purchaseActivity } from './purchase-activity.js';
 import { purchaseActivityTop } from './purchase-activity-top.js';
 import { purchaseValidation } from './purchase-validation.js';
 
-/** The API's endpoints (SPEC 2, and purchase-code activity: issue 24), each registered once per variant base. */
+/** The API's endpoints (SPEC 2, purchase-code activity: issue 24, and activations), each registered once per variant base. */
 export const endpoints: readonly Endpoint[] = [
   accountDetails,
   itemsAll,
@@ -14,4 +15,6 @@ export const endpoints: readonly Endpoint[] = [
   purchaseValidation,
   purchaseActivity,
   purchaseActivityTop,
+  purchaseActivation,
+  purchaseDeactivation,
 ];

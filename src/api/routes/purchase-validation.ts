@@ -1,11 +1,12 @@
 import { purchaseCodeKey, purchaseIsValidFor } from '../../domain/purchase-code.js';
 import type { VariantRuntime } from '../../variants/variant-runtime.js';
+import { withActivation } from '../activation-answer.js';
 import { ApiError, unlessRefused } from '../api-error.js';
 import type { ApiRequest } from '../api-request.js';
 import { authenticate } from '../authenticate.js';
 import type { Endpoint, EndpointContext } from '../endpoint.js';
 import { after } from '../maybe-async.js';
-import { apiKeyParam, requiredParam } from '../params.js';
+import { apiKeyParam, instanceParam, requiredParam } from '../params.js';
 import type { CachedPurchase } from '../resource-cache.js';
 
 export const purchaseValidation: Endpoint = {
@@ -15,10 +16,18 @@ export const purchaseValidation: Endpoint = {
     const { texts } = variant.config;
     const apiKey = apiKeyParam(request, request.body, texts);
     const code = requiredParam('purchase_code', [request.query, request.body], texts);
+    const instance = instanceParam([request.query, request.body], texts, false);
     return unlessRefused(authenticate(request, context, apiKey), (account) => {
       const codeKey = purchaseCodeKey(code);
-      return after(codeKey === undefined ? undefined : context.cache.purchase(codeKey, variant), (found) =>
+      const answer = after(codeKey === undefined ? undefined : context.cache.purchase(codeKey, variant), (found) =>
         validationAnswer(found, codeKey, account.username, request, variant, context),
+      );
+      // Without an instance, the answer as it always was: no store query, no copy.
+      if (instance === undefined) return answer;
+      return unlessRefused(answer, (valid) =>
+        after(context.activations().validated(codeKey as string, instance, request.at), (activation) =>
+          withActivation(valid, activation),
+        ),
       );
     });
   },

@@ -13,6 +13,7 @@ import { marketbobSource } from './0010-marketbob-source.js';
 import { marketbobLogins } from './0012-marketbob-logins.js';
 import { keyOrigins } from './0013-key-origins.js';
 import { namedKeys } from './0014-named-keys.js';
+import { activations } from './0015-activations.js';
 import { changeLog } from './0016-change-log.js';
 
 const ACTIVITY_MIGRATIONS: Record<string, Migration> = { '0008-purchase-activity': purchaseActivity };
@@ -37,6 +38,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
     '0012-marketbob-logins': marketbobLogins,
     '0013-key-origins': keyOrigins,
     '0014-named-keys': namedKeys,
+    '0015-activations': activations,
     '0016-change-log': changeLog(dialect),
   };
   return { getMigrations: async () => migrations };

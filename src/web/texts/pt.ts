@@ -120,6 +120,24 @@ export const pt: WorkspaceTexts = {
     date: 'Data (UTC)',
     backToList: 'Voltar para todos os códigos',
     itemGone: 'Item não encontrado',
+    activations: {
+      title: 'Ativações',
+      intro:
+        'As instalações em que este código está ativado, como o seu software as nomeou. Liberar uma abre o seu lugar para outra instalação.',
+      used: (used, limit) => (limit === undefined ? `${used} em uso, sem limite` : `${used} de ${limit} em uso`),
+      none: 'Este código não tem nenhuma ativação.',
+      instance: 'Instalação',
+      activatedAt: 'Ativada em',
+      lastValidated: 'Última validação',
+      neverValidated: 'Nenhuma desde a ativação',
+      release: 'Liberar',
+      releaseLabel: (instance) => `Liberar ${instance}`,
+      limitLabel: 'Limite de ativações do item',
+      limitHint:
+        'Quantas instalações cada compra deste item pode ativar ao mesmo tempo; deixe vazio para não ter limite.',
+      saveLimit: 'Salvar limite',
+      badLimit: 'O limite deve ser um número inteiro de 1 a 1.000.000, ou vazio para não ter limite.',
+    },
   },
   webhooks: {
     title: 'Webhooks',
@@ -137,6 +155,8 @@ export const pt: WorkspaceTexts = {
       'purchase.cancelled': 'Um cancelamento (purchase.cancelled)',
       'purchase.downloaded': 'Um primeiro download (purchase.downloaded)',
       'api_key.rotated': 'Uma nova chave de API (api_key.rotated; a chave nunca é enviada)',
+      'activation.created': 'Uma instalação ativada (activation.created)',
+      'activation.released': 'Uma instalação liberada (activation.released)',
     },
     lang: 'Idioma dos dados enviados',
     langNames: { en: 'English', pt: 'Português' },

@@ -132,6 +132,25 @@ export interface WorkspaceTexts {
     readonly date: string;
     readonly backToList: string;
     readonly itemGone: string;
+    /** The code's activations: the installs it holds, each released here, and its item's limit. */
+    readonly activations: {
+      readonly title: string;
+      readonly intro: string;
+      /** "2 of 3 in use", or with no limit "2 in use". */
+      readonly used: (used: string, limit: string | undefined) => string;
+      readonly none: string;
+      readonly instance: string;
+      readonly activatedAt: string;
+      readonly lastValidated: string;
+      readonly neverValidated: string;
+      readonly release: string;
+      /** The release button's name for a screen reader: which install. */
+      readonly releaseLabel: (instance: string) => string;
+      readonly limitLabel: string;
+      readonly limitHint: string;
+      readonly saveLimit: string;
+      readonly badLimit: string;
+    };
   };
   /** The Webhooks page: the seller's signed webhook endpoints. */
   readonly webhooks: {

@@ -8,6 +8,7 @@ import type { KeyMaterial } from './keys/server-secret.js';
 import { createLimits, type Limits } from './limits/limits.js';
 import { requestMetricsPlugin } from './metrics/request-metrics-plugin.js';
 import { createServiceMetrics, type ServiceMetrics } from './metrics/service-metrics.js';
+import { jwksPlugin } from './openapi/jwks-plugin.js';
 import { openApiPlugin } from './openapi/openapi-plugin.js';
 import accessLog from './server/access-log.js';
 import { ApiDoor } from './server/api-door.js';
@@ -15,6 +16,9 @@ import errorHandling from './server/error-handling.js';
 import requestId from './server/request-id.js';
 import { applyServerLimits } from './server/server-limits.js';
 import { createServerOptions } from './server/server-options.js';
+import { AnswerSigner } from './signing/answer-signer.js';
+import { LicenseIssuer } from './signing/license-tokens.js';
+import { SigningKeys } from './signing/signing-keys.js';
 import type { Store } from './store/store.js';
 import { createVariantResolver } from './variants/variant-runtime.js';
 import { packageVersion } from './version.js';
@@ -29,8 +33,13 @@ declare module 'fastify' {
      * REDIS_URL is set): operators' tools and tests flush it.
      */
     limits: Limits;
+    /** The deployment's signing keys: tools and tests read them again after a rotation. */
+    signingKeys: SigningKeys;
   }
 }
+
+/** How often a running server reads the signing keys again, to sign with the one a rotation made. */
+const SIGNING_KEYS_REFRESH_MS = 60_000;
 
 export interface AppOptions {
   readonly config: Config;
@@ -69,6 +78,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const metrics = options.metrics ?? createServiceMetrics();
   const resolver = createVariantResolver(config.variants);
   const limits = createLimits({ redisUrl: config.redis?.url, redisKeyPrefix: config.redis?.keyPrefix, logger });
+  const signingKeys = await SigningKeys.open(store.signingKeys(), keys, config.licenses.tokenDays);
   const api = createApi({
     config,
     store,
@@ -76,6 +86,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     resolver,
     metrics,
     limits,
+    licenses: new LicenseIssuer(signingKeys, config.licenses.tokenDays),
     warn: (error, message) => logger.warn({ err: error }, message),
   });
   const webhooks = createWebhooksService({
@@ -93,11 +104,26 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       error: (error, message) => logger.warn({ err: error }, message),
     },
   });
-  const door = new ApiDoor({ api, resolver, trustProxy: config.trustProxy, metrics, log: logger });
+  const door = new ApiDoor({
+    api,
+    resolver,
+    trustProxy: config.trustProxy,
+    metrics,
+    log: logger,
+    signer: new AnswerSigner(signingKeys),
+  });
   const app = Fastify(createServerOptions(logger, resolver, config.trustProxy, door));
   applyServerLimits(app.server, config.server);
   app.decorate('limits', limits);
+  app.decorate('signingKeys', signingKeys);
+  const keysRefresh = setInterval(() => {
+    signingKeys
+      .refresh()
+      .catch((error: unknown) => logger.warn({ err: error }, 'could not read the signing keys again'));
+  }, SIGNING_KEYS_REFRESH_MS);
+  keysRefresh.unref();
   app.addHook('onClose', async () => {
+    clearInterval(keysRefresh);
     await webhooks.close();
     await api.close();
     await limits.close();
@@ -108,6 +134,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(requestMetricsPlugin, { metrics });
   await app.register(healthPlugin, { store, isShuttingDown: options.isShuttingDown });
   await app.register(openApiPlugin, { config, resolver });
+  await app.register(jwksPlugin, { resolver, signingKeys });
   await app.register(workspacePlugin, { config, store, keys, resolver, limits, webhooks: webhooks.deps });
   await app.register(frontPagePlugin, { resolver, brand: config.workspace.brand, version: packageVersion() });
   injectThroughTheDoor(app);

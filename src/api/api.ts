@@ -6,6 +6,7 @@ import type { KeyMaterial } from '../keys/server-secret.js';
 import type { Limits } from '../limits/limits.js';
 import type { LimitsConfig } from '../limits/limits-config.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
+import type { LicenseIssuer } from '../signing/license-tokens.js';
 import { type Store, unavailableReason } from '../store/store.js';
 import type { ErrorKind } from '../variants/error-kinds.js';
 import type { VariantResolver, VariantRuntime } from '../variants/variant-runtime.js';
@@ -26,6 +27,8 @@ export interface ApiOptions {
   readonly metrics: ServiceMetrics;
   /** The budgets' machinery (shared through Redis when configured). */
   readonly limits: Limits;
+  /** Offline license tokens (`/api/purchases/license`). */
+  readonly licenses: LicenseIssuer;
   /** Where a failure to record the keys' last use is told. */
   readonly warn: (error: unknown, message: string) => void;
 }
@@ -52,7 +55,7 @@ export interface Api {
   close(): Promise<void>;
 }
 
-export function createApi({ config, store, keys, resolver, metrics, limits, warn }: ApiOptions): Api {
+export function createApi({ config, store, keys, resolver, metrics, limits, licenses, warn }: ApiOptions): Api {
   const cache = new ResourceCache(store, (apiKey) => digestApiKey(keys, apiKey), { metrics, support: config.support });
   const apiLimits: ApiLimits = createApiLimits(limits, config.limits);
   const keyUsage = createKeyUsage(store, (error) =>
@@ -61,7 +64,7 @@ export function createApi({ config, store, keys, resolver, metrics, limits, warn
   const activity = createPurchaseActivity(store, config.activity, keys, (error) =>
     warn(unavailableReason(error), 'could not write purchase-code activity; kept for the next try'),
   );
-  const context: EndpointContext = { cache, limits: apiLimits, metrics, keyUsage, activity };
+  const context: EndpointContext = { cache, limits: apiLimits, metrics, keyUsage, activity, licenses };
   const refusals = metrics.limiter('client');
   return {
     routes: createRouteTable((prefix) => endpointsUnder(prefix, resolver.variants), resolver.prefixes),

@@ -1,6 +1,7 @@
 import type { PurchaseActivity } from '../activity/purchase-activity.js';
 import type { KeyUsage } from '../keys/key-usage.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
+import type { LicenseIssuer } from '../signing/license-tokens.js';
 import type { VariantRuntime } from '../variants/variant-runtime.js';
 import type { OrRefusal } from './api-error.js';
 import type { ApiLimits } from './api-limits.js';
@@ -24,6 +25,8 @@ export interface EndpointContext {
   readonly keyUsage: KeyUsage;
   /** How each purchase code is validated (gathered in memory, written every few seconds), and its reports. */
   readonly activity: PurchaseActivity;
+  /** Offline license tokens, signed with the deployment's key. */
+  readonly licenses: LicenseIssuer;
 }
 
 /**

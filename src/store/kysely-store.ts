@@ -6,6 +6,7 @@ import type { Dialect } from './dialect.js';
 import { itemHeadSql } from './item-head-sql.js';
 import { migrationProvider } from './migrations/index.js';
 import type { QueryRunner } from './query-runner.js';
+import { SigningKeyStore } from './signing-key-store.js';
 import {
   type ActivityDay,
   type ActivityDelta,
@@ -91,6 +92,7 @@ export class KyselyStore implements Store {
   /** Set by this store's own writes, which a dialect's change signal may not report to its writer. */
   private changedHere = false;
   private readonly webhookStore: WebhookStore;
+  private readonly signingKeyStore: SigningKeyStore;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -101,6 +103,15 @@ export class KyselyStore implements Store {
     this.queries = compileReadQueries(db, parts.dialect);
     // Its writes go through `write` without telling the caches: no account, item or purchase changes.
     this.webhookStore = new WebhookStore(db, parts.dialect, (work) => this.write(work, false));
+    this.signingKeyStore = new SigningKeyStore(
+      db,
+      (work) => this.guard(work),
+      (work) => this.write(work, false),
+    );
+  }
+
+  signingKeys(): SigningKeyStore {
+    return this.signingKeyStore;
   }
 
   webhooks(): WebhookStore {

@@ -53,6 +53,7 @@ const DELEGATED = [
   'deleteSessionsIdleSince',
   'isEmpty',
   'webhooks',
+  'signingKeys',
   'anyAccount',
   'marketbobUserId',
   'marketbobLogin',

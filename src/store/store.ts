@@ -11,6 +11,7 @@ import type {
 } from '../records/rows.js';
 import type { KeyOrigin, SessionRow } from './database.js';
 import type { Dialect } from './dialect.js';
+import type { SigningKeyStore } from './signing-key-store.js';
 import type { WebhookStore } from './webhook-store.js';
 
 /** The key columns of an account: the digest to find it by, the ciphertext to show it again. */
@@ -332,6 +333,8 @@ export interface Store {
    * endpoint subscribed: a purchase created, refunded, cancelled or downloaded, a key replaced.
    */
   webhooks(): WebhookStore;
+  /** The deployment's key pairs that sign answers and license tokens (migration 0017). */
+  signingKeys(): SigningKeyStore;
   /**
    * Any one account that has a key (the start checks the server secret against it); undefined when
    * there is none.

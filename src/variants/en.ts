@@ -29,5 +29,7 @@ export const en: VariantTexts = {
     positiveInteger: 'a positive integer',
     text: 'a single text value',
     wholeNumber: (min, max) => `a whole number from ${min} to ${max}`,
+    shortText: (max) => `a text of at most ${max} characters`,
+    nonce: 'at most 255 visible ASCII characters, without quotes or backslashes',
   },
 };

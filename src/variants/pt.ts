@@ -30,5 +30,7 @@ export const pt: VariantTexts = {
     positiveInteger: 'um número inteiro positivo',
     text: 'um único valor de texto',
     wholeNumber: (min, max) => `um número inteiro de ${min} a ${max}`,
+    shortText: (max) => `um texto de no máximo ${max} caracteres`,
+    nonce: 'no máximo 255 caracteres ASCII visíveis, sem aspas nem barras invertidas',
   },
 };

@@ -17,7 +17,19 @@ const LAYERS: readonly (readonly string[])[] = [
   ['store'],
   // services: keys, passwords, budgets, import, export, account and purchase actions, the MarketBob
   // source, purchase-code activity, signed webhooks
-  ['keys', 'passwords', 'limits', 'importer', 'exporter', 'operations', 'marketbob', 'activity', 'demo', 'webhooks'],
+  [
+    'keys',
+    'passwords',
+    'limits',
+    'importer',
+    'exporter',
+    'operations',
+    'marketbob',
+    'activity',
+    'demo',
+    'webhooks',
+    'signing',
+  ],
   // adapters: the API, its transport and door, the other surfaces, the contract's schemas, the CLI
   ['metrics', 'schemas', 'api', 'server', 'web', 'admin', 'health', 'openapi', 'cli'],
   // composition: the config, the app, the process

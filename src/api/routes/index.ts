@@ -4,6 +4,7 @@ import { itemsAll } from './items-all.js';
 import { itemsItem } from './items-item.js';
 import { purchaseActivity } from './purchase-activity.js';
 import { purchaseActivityTop } from './purchase-activity-top.js';
+import { purchaseLicense } from './purchase-license.js';
 import { purchaseValidation } from './purchase-validation.js';
 
 /** The API's endpoints (SPEC 2, and purchase-code activity: issue 24), each registered once per variant base. */
@@ -14,4 +15,5 @@ export const endpoints: readonly Endpoint[] = [
   purchaseValidation,
   purchaseActivity,
   purchaseActivityTop,
+  purchaseLicense,
 ];

@@ -12,6 +12,7 @@ import { webhooks } from './0009-webhooks.js';
 import { marketbobSource } from './0010-marketbob-source.js';
 import { marketbobLogins } from './0012-marketbob-logins.js';
 import { keyOrigins } from './0013-key-origins.js';
+import { signingKeys } from './0017-signing-keys.js';
 
 const ACTIVITY_MIGRATIONS: Record<string, Migration> = { '0008-purchase-activity': purchaseActivity };
 
@@ -34,6 +35,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
     '0010-marketbob-source': marketbobSource,
     '0012-marketbob-logins': marketbobLogins,
     '0013-key-origins': keyOrigins,
+    '0017-signing-keys': signingKeys,
   };
   return { getMigrations: async () => migrations };
 }

@@ -9,6 +9,7 @@ import { addAccountCommands } from './accounts-commands.js';
 import { type CliConfig, EXIT, EXIT_CODES_HELP, examples, fail, storeRunner, type WithStore } from './cli-support.js';
 import { addPurchaseCommands } from './purchases-commands.js';
 import { setPasswordCommand } from './set-password-command.js';
+import { addSigningKeyCommands } from './signing-keys-commands.js';
 import { addWebhookCommands } from './webhooks-commands.js';
 
 /**
@@ -161,6 +162,7 @@ export function createProgram({ loadConfig, version }: ProgramOptions): Command 
     });
   addPurchaseCommands(program, withStore);
   addWebhookCommands(program, withStore);
+  addSigningKeyCommands(program, withStore);
   addMarketbobCommands(program, loadConfig, withStore);
   return program;
 }

@@ -1,6 +1,6 @@
 import { type TProperties, Type } from '@sinclair/typebox';
 import type { ErrorKind } from '../variants/error-kinds.js';
-import { Account, ActiveCode, Item, Purchase, PurchaseActivity } from './resource-schemas.js';
+import { Account, ActiveCode, Item, License, Purchase, PurchaseActivity } from './resource-schemas.js';
 
 /** Where a parameter may be sent (docs/api.md 2.1); the key may also come as a header or a bearer token. */
 export type ParamSource = 'query' | 'body';
@@ -152,6 +152,32 @@ export const routeContracts: readonly RouteContract[] = [
       ),
     },
     notFound: [],
+  },
+  {
+    method: 'POST',
+    path: '/api/purchases/license',
+    operationId: 'purchaseLicense',
+    summary: 'Offline license token',
+    description:
+      'A license token for a valid purchase code: a JWS (EdDSA, the keys at `{base}/.well-known/jwks.json`, `kid` in ' +
+      'its header) whose claims are `iss` (the base URL), `iat`, `exp`, `purchase_code`, `item_id`, `license_type` ' +
+      "and `instance` when given. The seller's software checks it offline until `exp`. A code that is not valid " +
+      'answers exactly what validation answers for it.',
+    params: [
+      {
+        name: 'purchase_code',
+        description: "The buyer's purchase code",
+        sources: ['query', 'body'],
+      },
+      {
+        name: 'instance',
+        description: 'The installation the token is for (1 to 255 characters), carried in its `instance` claim',
+        sources: ['query', 'body'],
+        required: false,
+      },
+    ],
+    success: { data: License },
+    notFound: ['invalidPurchaseCode'],
   },
 ];
 

@@ -1,4 +1,5 @@
 import { type Account, type ActiveCode, type Item, type MarketbobAccount, type MarketbobItem, type MarketbobPurchase, type Purchase, type PurchaseActivity } from './contract.js';
+import { type SigningKeySet } from './signatures.js';
 /** The part of a fetch Response the client reads (so the types need neither DOM nor Node typings). */
 export interface FetchResponse {
     readonly status: number;
@@ -31,6 +32,13 @@ export interface ClientOptions {
     readonly fetch?: FetchLike;
     /** The server's answers: the published contract's (the default). `'marketbob'`: see MarketbobClientOptions. */
     readonly shape?: 'contract';
+    /**
+     * The marketplace's public keys (its `{base}/.well-known/jwks.json`, fetched once from a server you
+     * trust, or shipped with your software): with them every request sends a fresh `Signature-Nonce`,
+     * and every answer must be signed for it by one of these keys, or the call throws
+     * SignatureVerificationError. Without them answers are not checked.
+     */
+    readonly signingKeys?: SigningKeySet;
 }
 /**
  * A client of a server that answers as MarketBob's own API does (a variant configured with
@@ -77,6 +85,16 @@ export interface MarketplaceClient {
     purchaseActivity(code: string): Promise<PurchaseActivity | null>;
     /** The account's codes seen from the most networks in the last `days` days (30), at most `limit` (50), most first. */
     topPurchaseActivity(options?: TopPurchaseActivityOptions): Promise<ActiveCode[]>;
+    /**
+     * An offline license token for a valid code (check it with verifyLicense, offline, until it
+     * expires), optionally for one installation; null when the code is not a valid purchase of this account.
+     */
+    license(code: string, instance?: string): Promise<License | null>;
+}
+/** An offline license token, and when it expires (ISO 8601). */
+export interface License {
+    readonly license: string;
+    readonly expires_at: string;
 }
 /** The client of a server in MarketBob's shape: its four endpoints, its resources (null where MarketBob has NULL). */
 export interface MarketbobClient {
@@ -99,3 +117,9 @@ export interface TopPurchaseActivityOptions {
 export declare function createClient(options: MarketbobClientOptions): MarketbobClient;
 export declare function createClient(options: ClientOptions): MarketplaceClient;
 export declare function createClient(options: ClientOptions | MarketbobClientOptions): MarketplaceClient | MarketbobClient;
+/**
+ * The marketplace's public keys, from `{baseUrl}/.well-known/jwks.json`. Fetch them from a server
+ * you trust (over HTTPS, once, or ship them with your software): keys fetched from whatever server
+ * the software is pointed at would trust that server.
+ */
+export declare function fetchSigningKeys(baseUrl: string, fetch?: FetchLike): Promise<SigningKeySet>;

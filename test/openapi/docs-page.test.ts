@@ -16,6 +16,7 @@ const OPERATIONS = [
   // The validation tried just before counts: the code is in the top list.
   { id: 'purchaseActivity', shows: `"purchase_code": "${DEMO_PURCHASE_CODE}"` },
   { id: 'purchaseActivityTop', shows: `"purchase_code": "${DEMO_PURCHASE_CODE}"` },
+  { id: 'purchaseLicense', shows: '"license": "ey' },
 ] as const;
 
 /** What the page's labels read in each language. */
@@ -107,8 +108,8 @@ describe('the docs page', () => {
         await page.locator('.opblock').first().waitFor();
         expect(await page.title()).toBe(docsLanguages[variant.lang].pageTitle);
         expect(await page.locator('html').getAttribute('lang')).toBe(docsLanguages[variant.lang].htmlLang);
-        // Six operations (HEAD is a sentence of the introduction) and six webhooks, no framework's top bar or logo.
-        await expect.poll(() => page.locator('.opblock').count()).toBe(12);
+        // Seven operations (HEAD is a sentence of the introduction) and six webhooks, no framework's top bar or logo.
+        await expect.poll(() => page.locator('.opblock').count()).toBe(13);
         expect(await page.locator('.topbar, img[alt*="Swagger" i], .topbar-wrapper').count()).toBe(0);
         // One section of webhooks, under Swagger UI's own heading: no tag section of that name beside it.
         expect(await page.locator('.opblock-tag-section').count()).toBe(1);

@@ -1,7 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
 import type { AccountRow, ItemRow, PurchaseRow } from '../records/rows.js';
-import type { Database } from './database.js';
+import type { Database, SigningKeyRow } from './database.js';
 import { createPostgresPool } from './postgres.js';
 import type { StoreLocation } from './store-location.js';
 
@@ -17,11 +17,14 @@ export interface StoreSnapshot {
   marketbobUserIds(usernames: readonly string[]): Promise<Map<string, number>>;
   items(after: number | undefined, limit: number): Promise<ItemRow[]>;
   purchases(after: string | undefined, limit: number): Promise<PurchaseRow[]>;
+  /** The deployment's signing key pairs (migration 0017), oldest first. */
+  signingKeys(): Promise<SigningKeyRow[]>;
 }
 
 /** The page queries, written once for both stores. */
 function pagesOf(trx: Transaction<Database>): StoreSnapshot {
   return {
+    signingKeys: () => trx.selectFrom('signing_keys').selectAll().orderBy('generation').execute(),
     accounts: (after, limit) =>
       trx
         .selectFrom('accounts')

@@ -135,7 +135,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(healthPlugin, { store, isShuttingDown: options.isShuttingDown });
   await app.register(openApiPlugin, { config, resolver, signingKeys });
   await app.register(jwksPlugin, { resolver, signingKeys });
-  await app.register(workspacePlugin, { config, store, keys, resolver, limits, webhooks: webhooks.deps });
+  await app.register(workspacePlugin, { config, store, keys, resolver, limits, webhooks: webhooks.deps, signingKeys });
   await app.register(frontPagePlugin, { resolver, brand: config.workspace.brand, version: packageVersion() });
   injectThroughTheDoor(app);
   await app.register(adminPlugin, {

@@ -18,6 +18,7 @@ import { hashPassword, type PasswordCheck } from '../passwords/password-hash.js'
 import type { AccountRow } from '../records/rows.js';
 import { classifyError, reportFailure } from '../server/error-classifier.js';
 import { pathOf } from '../server/url-path.js';
+import type { SigningKeys } from '../signing/signing-keys.js';
 import type { Store } from '../store/store.js';
 import type { VariantResolver } from '../variants/variant-runtime.js';
 import type { WebhookServiceDeps } from '../webhooks/webhook-endpoints.js';
@@ -60,6 +61,8 @@ export interface WorkspaceOptions {
   readonly limits: Limits;
   /** Sellers' webhook endpoints (src/webhooks). */
   readonly webhooks: WebhookServiceDeps;
+  /** The public keys the settings page shows (src/signing). */
+  readonly signingKeys?: SigningKeys;
 }
 
 const HTML = 'text/html; charset=utf-8';
@@ -138,7 +141,7 @@ const field = (body: unknown, name: string): string => {
  */
 export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
   scope,
-  { config, store, keys, resolver, limits, webhooks },
+  { config, store, keys, resolver, limits, webhooks, signingKeys },
 ) => {
   const root = packageRoot();
   const eta = new Eta({ views: join(root, 'web', 'views'), cache: true });
@@ -335,6 +338,7 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
         // MarketBob owns the key: the seller replaces it there (docs/marketbob.md).
         keyFromMarketplace: marketbobUser !== undefined,
         oldKeyWorksUntil: until && dateText(t, until),
+        signingKeys: signingKeys?.published ?? [],
       });
     };
 

@@ -2,12 +2,14 @@ import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { createLogger } from '../../src/logging.js';
+import { hashPassword } from '../../src/passwords/password-hash.js';
 import { rotateSigningKey, SigningKeys } from '../../src/signing/signing-keys.js';
 import { openStore } from '../../src/store/open-store.js';
 import { ALL_LINES, KEYS, UNKNOWN_KEY } from '../api/fixtures.js';
 import { url } from '../api/http-assertions.js';
 import { type Jwk, parseSignatureInput, verifySignedResponse } from '../helpers/http-signature.js';
 import { createTestApp, TEST_STORES, type TestApp, VARIANTS } from '../helpers/test-app.js';
+import { logIn } from '../web/workspace-forms.js';
 
 interface Answer {
   statusCode: number;
@@ -239,6 +241,20 @@ describe.each(TEST_STORES)('signed answers and license tokens (%s store)', (kind
       headers: { 'x-api-key': KEYS.alice },
     })) as Answer;
     expect(verifySignedResponse(exchange('GET', '/api/account/details', answer), jwks.keys).keyid).toBe(made.kid);
+  });
+
+  it("shows the published keys in the workspace's settings page", async () => {
+    await t.store.setPasswordHash('alice', await hashPassword('a long enough password'));
+    const { jar } = await logIn(t.app, '/pt', 'alice', 'a long enough password');
+    const page = await t.app.inject({ url: '/pt/workspace/settings', cookies: jar });
+    expect(page.statusCode).toBe(200);
+    const { keys } = await jwksOf(t, '/pt');
+    expect(page.body).toContain('<h2 id="signing-heading">Chaves de assinatura</h2>');
+    for (const key of keys) {
+      expect(page.body).toContain(`<code>${key.kid}</code>`);
+      expect(page.body).toContain(`<code>${key.x}</code>`);
+    }
+    expect(page.body).toContain('<a href="/pt/.well-known/jwks.json">');
   });
 
   it('signs with the same key on a second instance over the same store', async () => {

@@ -85,6 +85,7 @@ export const defaultConfigFile = {
     loginAttempts: { perAccount: 5, perClient: 20, windowSeconds: 900 },
   },
   activity: ACTIVITY_DEFAULTS,
+  licenses: LICENSES_DEFAULTS,
 } as const satisfies ConfigFile;
 
 export interface Config {
@@ -497,6 +498,6 @@ export function loadConfig(env: Env = process.env): Config {
     metricsPort,
     marketbob,
     webhooks: webhooksSettings(file.webhooks),
-    licenses: Object.freeze({ ...LICENSES_DEFAULTS, ...file.licenses }),
+    licenses: Object.freeze({ ...defaultConfigFile.licenses, ...file.licenses }),
   });
 }

@@ -36,8 +36,18 @@ interface Signed extends AnswerSignature {
   readonly kid: string;
 }
 
-/** How many distinct answers (status, method, target) a signer remembers its last signature of. */
-const REMEMBERED_ANSWERS = 4096;
+/**
+ * How many distinct answers (status, method, target) a signer remembers its last signature of: the
+ * hot path's working set (sellers' software asks about the same codes again and again) fits.
+ */
+const REMEMBERED_ANSWERS = 32_768;
+
+/**
+ * How long a remembered signature is given again for the same answer. Its `created` says when it
+ * was made, so a verifier's age check still holds; an answer without a nonce is not bound to one
+ * request anyway (the same request gets the same answer), which is what a nonce is for.
+ */
+const REUSE_SECONDS = 60;
 
 export function contentDigestOf(body: Buffer): string {
   return `sha-256=:${createHash('sha256').update(body).digest('base64')}:`;
@@ -47,8 +57,9 @@ export function contentDigestOf(body: Buffer): string {
  * Signs the API's answers (RFC 9421, Ed25519): one signature per answer over its status, its
  * body's digest, the request's method, path and query, and the client's nonce when it sent one;
  * `created`, `keyid` and `alg` in the parameters. An answer without a nonce that repeats within
- * the same second (same status, method, target and body bytes) gets the signature made for the
- * first: validating the same code over and over is the hot path, and its signature is the same.
+ * REUSE_SECONDS (same status, method, target and body bytes, same key) gets the signature made for
+ * the first: validating the same codes over and over is the hot path, and signing is its costliest
+ * step.
  */
 export class AnswerSigner {
   private readonly remembered = new Map<string, Signed>();
@@ -75,7 +86,7 @@ export class AnswerSigner {
     const key = nonce === undefined ? `${status} ${method} ${path}?${query}` : undefined;
     const last = key === undefined ? undefined : this.remembered.get(key);
     const sameBody = last !== undefined && (last.body === body || last.body.equals(body));
-    if (sameBody && last.created === created && last.kid === kid) return last;
+    if (sameBody && created - last.created < REUSE_SECONDS && last.kid === kid) return last;
 
     const contentDigest = sameBody ? last.contentDigest : contentDigestOf(body);
     const params =

@@ -243,6 +243,26 @@ describe.each(TEST_STORES)('signed answers and license tokens (%s store)', (kind
     expect(verifySignedResponse(exchange('GET', '/api/account/details', answer), jwks.keys).keyid).toBe(made.kid);
   });
 
+  it('signs the new answer when the same request is answered otherwise (a purchase refunded meanwhile)', async () => {
+    const { keys } = await jwksOf(t);
+    const ask = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/purchases/validation',
+        headers: { 'x-api-key': KEYS.alice },
+        payload: { purchase_code: 'alice_nosupport_3' },
+      }) as Promise<Answer>;
+    const before = await ask();
+    const again = await ask();
+    expect(before.statusCode).toBe(200);
+    expect(again.headers.signature).toBe(before.headers.signature);
+    await t.store.setPurchaseStatus('alice_nosupport_3', 'refunded');
+    const after = await ask();
+    expect(after.statusCode).toBe(404);
+    expect(after.headers['content-digest']).not.toBe(before.headers['content-digest']);
+    verifySignedResponse(exchange('POST', '/api/purchases/validation', after), keys);
+  });
+
   it("shows the published keys in the workspace's settings page", async () => {
     await t.store.setPasswordHash('alice', await hashPassword('a long enough password'));
     const { jar } = await logIn(t.app, '/pt', 'alice', 'a long enough password');

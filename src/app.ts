@@ -10,6 +10,7 @@ import { primaryCounters } from './limits/cluster-counters.js';
 import { createLimits, type Limits } from './limits/limits.js';
 import { requestMetricsPlugin } from './metrics/request-metrics-plugin.js';
 import { createServiceMetrics, type ServiceMetrics } from './metrics/service-metrics.js';
+import { jwksPlugin } from './openapi/jwks-plugin.js';
 import { openApiPlugin } from './openapi/openapi-plugin.js';
 import accessLog from './server/access-log.js';
 import { ApiDoor } from './server/api-door.js';
@@ -17,6 +18,9 @@ import errorHandling from './server/error-handling.js';
 import requestId from './server/request-id.js';
 import { applyServerLimits } from './server/server-limits.js';
 import { createServerOptions } from './server/server-options.js';
+import { AnswerSigner } from './signing/answer-signer.js';
+import { LicenseIssuer } from './signing/license-tokens.js';
+import { SigningKeys } from './signing/signing-keys.js';
 import { type Store, unavailableReason } from './store/store.js';
 import { createVariantResolver } from './variants/variant-runtime.js';
 import { packageVersion } from './version.js';
@@ -34,8 +38,13 @@ declare module 'fastify' {
     limits: Limits;
     /** Where this process's background writes go (see src/writer): operators' tools and tests look at it. */
     backgroundWriter: BackgroundWriter;
+    /** The deployment's signing keys: tools and tests read them again after a rotation. */
+    signingKeys: SigningKeys;
   }
 }
+
+/** How often a running server reads the signing keys again, to sign with the one a rotation made. */
+const SIGNING_KEYS_REFRESH_MS = 60_000;
 
 export interface AppOptions {
   readonly config: Config;
@@ -86,6 +95,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       'the background writer thread stopped; another starts with the next write',
     ),
   );
+  const signingKeys = await SigningKeys.open(store.signingKeys(), keys, config.licenses.tokenDays);
   const api = createApi({
     config,
     store,
@@ -93,6 +103,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     resolver,
     metrics,
     limits,
+    licenses: new LicenseIssuer(signingKeys, config.licenses.tokenDays),
     warn: (error, message) => logger.warn({ err: error }, message),
     writes: writer,
   });
@@ -112,12 +123,27 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     bookkeeping: () => writer.deliveries(),
   });
-  const door = new ApiDoor({ api, resolver, trustProxy: config.trustProxy, metrics, log: logger });
+  const door = new ApiDoor({
+    api,
+    resolver,
+    trustProxy: config.trustProxy,
+    metrics,
+    log: logger,
+    signer: new AnswerSigner(signingKeys),
+  });
   const app = Fastify(createServerOptions(logger, resolver, config.trustProxy, door));
   applyServerLimits(app.server, config.server);
   app.decorate('limits', limits);
   app.decorate('backgroundWriter', writer);
+  app.decorate('signingKeys', signingKeys);
+  const keysRefresh = setInterval(() => {
+    signingKeys
+      .refresh()
+      .catch((error: unknown) => logger.warn({ err: error }, 'could not read the signing keys again'));
+  }, SIGNING_KEYS_REFRESH_MS);
+  keysRefresh.unref();
   app.addHook('onClose', async () => {
+    clearInterval(keysRefresh);
     await webhooks.close();
     await api.close();
     await limits.close();
@@ -129,7 +155,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(accessLog);
   await app.register(requestMetricsPlugin, { metrics });
   await app.register(healthPlugin, { store, isShuttingDown: options.isShuttingDown });
-  await app.register(openApiPlugin, { config, resolver });
+  await app.register(openApiPlugin, { config, resolver, signingKeys });
+  await app.register(jwksPlugin, { resolver, signingKeys });
   await app.register(workspacePlugin, {
     config,
     store,
@@ -138,6 +165,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     limits,
     webhooks: webhooks.deps,
     activity: api.activity,
+    signingKeys,
   });
   await app.register(frontPagePlugin, { resolver, brand: config.workspace.brand, version: packageVersion() });
   injectThroughTheDoor(app);

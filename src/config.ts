@@ -7,6 +7,7 @@ import { trustedProxyProblem } from './limits/client-id.js';
 import { type LimitsConfig, LimitsSchema } from './limits/limits-config.js';
 import { buildMarketbobConfig, type MarketbobConfig, MarketbobSchema } from './marketbob/marketbob-config.js';
 import { type ServerLimits, ServerSchema } from './server/server-limits.js';
+import { LICENSES_DEFAULTS, type LicensesConfig, LicensesSchema } from './signing/licenses-config.js';
 import { jsonSyntaxProblem } from './start-errors.js';
 import { DEFAULT_POSTGRES_TIMEOUTS, type PostgresTimeouts, type StoreLocation } from './store/store-location.js';
 import { languages } from './variants/languages.js';
@@ -47,6 +48,7 @@ export const ConfigFileSchema = Type.Object(
     activity: Type.Optional(ActivitySchema),
     marketbob: Type.Optional(MarketbobSchema),
     webhooks: Type.Optional(WebhooksSchema),
+    licenses: Type.Optional(LicensesSchema),
   },
   { additionalProperties: false },
 );
@@ -83,6 +85,7 @@ export const defaultConfigFile = {
     loginAttempts: { perAccount: 5, perClient: 20, windowSeconds: 900 },
   },
   activity: ACTIVITY_DEFAULTS,
+  licenses: LICENSES_DEFAULTS,
 } as const satisfies ConfigFile;
 
 export interface Config {
@@ -121,6 +124,8 @@ export interface Config {
   readonly marketbob: MarketbobConfig | undefined;
   /** Signed webhooks: where they may go, how they are retried (src/webhooks). */
   readonly webhooks: WebhooksSettings;
+  /** Offline license tokens and how long replaced signing keys stay published (src/signing). */
+  readonly licenses: LicensesConfig;
 }
 
 /** Thrown with every problem found, one line each; the server never starts half-configured. */
@@ -499,5 +504,6 @@ export function loadConfig(env: Env = process.env): Config {
     metricsHost: env.METRICS_HOST?.trim() || '127.0.0.1',
     marketbob,
     webhooks: webhooksSettings(file.webhooks),
+    licenses: Object.freeze({ ...defaultConfigFile.licenses, ...file.licenses }),
   });
 }

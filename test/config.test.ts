@@ -69,7 +69,7 @@ describe('loadConfig', () => {
       ),
     );
     expect(problems).toEqual([
-      'colour: Unexpected property (known here: storeCurrency, support, variants, server, trustProxy, limits, keyRotationGraceSeconds, workspace, activity, marketbob, webhooks)',
+      'colour: Unexpected property (known here: storeCurrency, support, variants, server, trustProxy, limits, keyRotationGraceSeconds, workspace, activity, marketbob, webhooks, licenses)',
       "storeCurrency: Expected string to match '^[A-Z]{3}$'",
       // The schema's problems do not hide the checks after it.
       'variants[1] (pt).baseUrl: variants[0] already serves */',

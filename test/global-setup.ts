@@ -11,6 +11,7 @@ import { withDefaultUser } from '../src/store/postgres.js';
 export async function setup(): Promise<void> {
   buildOnce();
   ensureChromium();
+  ensurePhp();
   if (!process.env.TEST_REDIS_URL?.trim()) console.log('Redis tests skipped: TEST_REDIS_URL is not set');
   if (!process.env.TEST_MARIADB_URL?.trim())
     console.log('MarketBob (MariaDB) tests skipped: TEST_MARIADB_URL is not set');
@@ -63,6 +64,24 @@ function ensureChromium(): void {
   console.log("Chromium is missing: installing Debian's chromium package for the browser tests (about 30 s, once)");
   execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
   execFileSync('apt-get', ['install', '-y', '-qq', 'chromium'], {
+    stdio: 'inherit',
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
+}
+
+/** Where the PHP example of docs/api.md is run: Debian's php-cli (sodium is built in). */
+export const PHP_PATH = '/usr/bin/php';
+
+/** As ensureChromium, for Debian's php-cli (a few seconds, once). */
+function ensurePhp(): void {
+  if (existsSync(PHP_PATH)) return;
+  const canInstall = process.getuid?.() === 0 && existsSync('/usr/bin/apt-get');
+  if (!canInstall) {
+    throw new Error(`The PHP example's test needs PHP at ${PHP_PATH}: run \`sudo apt-get install -y php-cli\``);
+  }
+  console.log("PHP is missing: installing Debian's php-cli package for the PHP example's test (once)");
+  execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
+  execFileSync('apt-get', ['install', '-y', '-qq', 'php-cli'], {
     stdio: 'inherit',
     env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
   });

@@ -1,2 +1,3 @@
-export { createClient, MarketplaceApiError, } from './client.js';
+export { createClient, fetchSigningKeys, MarketplaceApiError, } from './client.js';
+export { SignatureVerificationError, verifyAnswer, verifyLicense, } from './signatures.js';
 export { verifyWebhook, WebhookVerificationError, } from './webhooks.js';

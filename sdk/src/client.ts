@@ -17,6 +17,7 @@ import {
   type Purchase,
   type PurchaseActivity,
 } from './contract.js';
+import { type SigningKeySet, verifyAnswer } from './signatures.js';
 
 /** The part of a fetch Response the client reads (so the types need neither DOM nor Node typings). */
 export interface FetchResponse {
@@ -50,6 +51,13 @@ export interface ClientOptions {
   readonly fetch?: FetchLike;
   /** The server's answers: the published contract's (the default). `'marketbob'`: see MarketbobClientOptions. */
   readonly shape?: 'contract';
+  /**
+   * The marketplace's public keys (its `{base}/.well-known/jwks.json`, fetched once from a server you
+   * trust, or shipped with your software): with them every request sends a fresh `Signature-Nonce`,
+   * and every answer must be signed for it by one of these keys, or the call throws
+   * SignatureVerificationError. Without them answers are not checked.
+   */
+  readonly signingKeys?: SigningKeySet;
 }
 
 /**
@@ -106,6 +114,17 @@ export interface MarketplaceClient {
    * is not a valid purchase of this account or the instance holds no activation of it.
    */
   deactivate(code: string, instance: string): Promise<ActivationCounts | null>;
+  /**
+   * An offline license token for a valid code (check it with verifyLicense, offline, until it
+   * expires), optionally for one installation; null when the code is not a valid purchase of this account.
+   */
+  license(code: string, instance?: string): Promise<License | null>;
+}
+
+/** An offline license token, and when it expires (ISO 8601). */
+export interface License {
+  readonly license: string;
+  readonly expires_at: string;
 }
 
 /** What activate() came to. */
@@ -155,6 +174,15 @@ type Body = Record<string | symbol, unknown>;
 /** Marks a body that came with 201 (an activation made). */
 const CREATED = Symbol('created');
 
+/** A fresh nonce per request: 16 random bytes, hex. */
+function newNonce(): string {
+  const random = (globalThis as { crypto?: { getRandomValues(bytes: Uint8Array): Uint8Array } }).crypto;
+  const bytes = new Uint8Array(16);
+  if (random) random.getRandomValues(bytes);
+  else for (let at = 0; at < bytes.length; at++) bytes[at] = Math.floor(Math.random() * 256);
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
 /** A client of the contract's API; with `shape: 'marketbob'`, of a server in MarketBob's shape. */
 export function createClient(options: MarketbobClientOptions): MarketbobClient;
 export function createClient(options: ClientOptions): MarketplaceClient;
@@ -189,12 +217,27 @@ function createSender(options: ClientOptions | MarketbobClientOptions, transport
   async function send(method: 'GET' | 'POST', path: string, fields?: Record<string, string>): Promise<Body> {
     const body = fields && transport.body(fields);
     for (let attempt = 0; ; attempt += 1) {
-      const response = await fetchFn(`${base}${transport.path(path, body !== undefined)}`, {
+      const url = `${base}${transport.path(path, body !== undefined)}`;
+      const nonce = options.signingKeys ? newNonce() : undefined;
+      const sent: Record<string, string> = body ? { ...headers, 'content-type': 'application/json' } : { ...headers };
+      if (nonce !== undefined) sent['signature-nonce'] = nonce;
+      const response = await fetchFn(url, {
         method,
-        headers: body ? { ...headers, 'content-type': 'application/json' } : headers,
+        headers: sent,
         ...(body && { body: JSON.stringify(body) }),
       });
       const text = await response.text();
+      if (options.signingKeys) {
+        await verifyAnswer({
+          keys: options.signingKeys,
+          method,
+          url,
+          nonce,
+          status: response.status,
+          headers: response.headers,
+          body: text,
+        });
+      }
       let parsed: Body | undefined;
       try {
         const value: unknown = JSON.parse(text);
@@ -287,6 +330,12 @@ function createContractClient(options: ClientOptions): MarketplaceClient {
       const body = await orNone(request, [...INVALID_PURCHASE_CODE_MESSAGES, ...ACTIVATION_NOT_FOUND_MESSAGES]);
       return body ? (body.data as { activations: ActivationCounts }).activations : null;
     },
+    async license(code, instance) {
+      const fields: Record<string, string> = { purchase_code: code };
+      if (instance !== undefined) fields.instance = instance;
+      const body = await orNone(send('POST', '/api/purchases/license', fields), INVALID_PURCHASE_CODE_MESSAGES);
+      return body ? (body.data as License) : null;
+    },
   };
 }
 
@@ -317,4 +366,21 @@ function createMarketbobClient(options: MarketbobClientOptions): MarketbobClient
       return body ? (body.item as MarketbobPurchase) : null;
     },
   };
+}
+
+/**
+ * The marketplace's public keys, from `{baseUrl}/.well-known/jwks.json`. Fetch them from a server
+ * you trust (over HTTPS, once, or ship them with your software): keys fetched from whatever server
+ * the software is pointed at would trust that server.
+ */
+export async function fetchSigningKeys(baseUrl: string, fetch?: FetchLike): Promise<SigningKeySet> {
+  const fetchFn = fetch ?? (globalThis as unknown as { fetch?: FetchLike }).fetch;
+  if (!fetchFn) throw new TypeError('fetchSigningKeys: no fetch function (Node 18+ has one; or pass one)');
+  const response = await fetchFn(`${baseUrl.replace(/\/+$/, '')}/.well-known/jwks.json`, {
+    method: 'GET',
+    headers: { accept: 'application/json' },
+  });
+  const text = await response.text();
+  if (response.status !== 200) throw new MarketplaceApiError(response.status, '', text.slice(0, 200));
+  return JSON.parse(text) as SigningKeySet;
 }

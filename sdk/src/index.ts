@@ -4,6 +4,8 @@ export {
   createClient,
   type FetchLike,
   type FetchResponse,
+  fetchSigningKeys,
+  type License,
   type MarketbobClient,
   type MarketbobClientOptions,
   MarketplaceApiError,
@@ -41,6 +43,17 @@ export type {
   WebhookEvent,
   WebhookTestEvent,
 } from './contract.js';
+export {
+  type LicenseClaims,
+  SignatureVerificationError,
+  type SignedHeaders,
+  type SigningJwk,
+  type SigningKeySet,
+  type VerifyAnswerInput,
+  type VerifyLicenseOptions,
+  verifyAnswer,
+  verifyLicense,
+} from './signatures.js';
 export {
   type VerifyWebhookOptions,
   verifyWebhook,

@@ -7,6 +7,7 @@ import type { KeyMaterial } from '../keys/server-secret.js';
 import type { Limits } from '../limits/limits.js';
 import type { LimitsConfig } from '../limits/limits-config.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
+import type { LicenseIssuer } from '../signing/license-tokens.js';
 import { type Store, unavailableReason } from '../store/store.js';
 import type { StoreLocation } from '../store/store-location.js';
 import type { ErrorKind } from '../variants/error-kinds.js';
@@ -34,6 +35,8 @@ export interface ApiOptions {
   readonly metrics: ServiceMetrics;
   /** The budgets' machinery (shared through Redis when configured). */
   readonly limits: Limits;
+  /** Offline license tokens (`/api/purchases/license`). */
+  readonly licenses: LicenseIssuer;
   /** Where a failure to record the keys' last use is told. */
   readonly warn: (error: unknown, message: string) => void;
   /**
@@ -67,7 +70,17 @@ export interface Api {
   close(): Promise<void>;
 }
 
-export function createApi({ config, store, keys, resolver, metrics, limits, warn, writes = store }: ApiOptions): Api {
+export function createApi({
+  config,
+  store,
+  keys,
+  resolver,
+  metrics,
+  limits,
+  licenses,
+  warn,
+  writes = store,
+}: ApiOptions): Api {
   const cache = new ResourceCache(store, (apiKey) => digestApiKey(keys, apiKey), { metrics, support: config.support });
   const apiLimits: ApiLimits = createApiLimits(limits, config.limits);
   const keyUsage = createKeyUsage(writes, (error) =>
@@ -88,6 +101,7 @@ export function createApi({ config, store, keys, resolver, metrics, limits, warn
     keyUsage,
     activity,
     activations: () => store.activations(),
+    licenses,
   };
   const refusals = metrics.limiter('client');
   return {

@@ -1,6 +1,7 @@
 import type { PurchaseActivity } from '../activity/purchase-activity.js';
 import type { KeyUsage } from '../keys/key-usage.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
+import type { LicenseIssuer } from '../signing/license-tokens.js';
 import type { ActivationStore } from '../store/activation-store.js';
 import type { VariantRuntime } from '../variants/variant-runtime.js';
 import type { OrRefusal } from './api-error.js';
@@ -27,6 +28,8 @@ export interface EndpointContext {
   readonly activity: PurchaseActivity;
   /** The purchase codes' activations (asked per call: the store may be reopened). */
   activations(): ActivationStore;
+  /** Offline license tokens, signed with the deployment's key. */
+  readonly licenses: LicenseIssuer;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { MarketbobConfig } from '../marketbob/marketbob-config.js';
+import type { LicensesConfig } from '../signing/licenses-config.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import type { StoreLocation } from '../store/store-location.js';
@@ -15,6 +16,8 @@ export interface CliConfig {
   readonly marketbob: MarketbobConfig | undefined;
   readonly variants: readonly VariantConfig[];
   readonly webhooks: WebhooksSettings;
+  /** How long a replaced signing key stays published (`signing-keys`). */
+  readonly licenses: LicensesConfig;
 }
 
 /** Runs `work` over the configured store, opened for it and always closed. */

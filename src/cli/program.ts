@@ -11,6 +11,7 @@ import { addItemCommands } from './items-commands.js';
 import { addNamedKeyCommands } from './keys-commands.js';
 import { addPurchaseCommands } from './purchases-commands.js';
 import { setPasswordCommand } from './set-password-command.js';
+import { addSigningKeyCommands } from './signing-keys-commands.js';
 import { addWebhookCommands } from './webhooks-commands.js';
 
 /**
@@ -173,6 +174,7 @@ export function createProgram({ loadConfig, version }: ProgramOptions): Command 
   addPurchaseCommands(program, withStore);
   addItemCommands(program, withStore);
   addWebhookCommands(program, withStore);
+  addSigningKeyCommands(program, withStore);
   addMarketbobCommands(program, loadConfig, withStore);
   return program;
 }

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { decryptApiKey } from '../keys/api-keys.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
+import { signingKeyLine } from '../signing/signing-key-lines.js';
 import type { StoreSnapshot } from '../store/snapshot.js';
 import { accountLine, itemLine, purchaseLine } from './export-lines.js';
 
@@ -89,5 +90,7 @@ export async function exportNdjson(
     counts.purchases += page.length;
     page = await snapshot.purchases(page.at(-1)?.code_key, PAGE_ROWS);
   }
+  // Last: the deployment's signing key pairs, oldest first (an import adds them in this order).
+  await write((await snapshot.signingKeys()).map((row) => signingKeyLine(row, keys)));
   return counts;
 }

@@ -1,4 +1,6 @@
 import type { KeyMaterial } from '../keys/server-secret.js';
+import { addImportedSigningKeys, isSigningKeyLine, readSigningKeyLine } from '../signing/signing-key-lines.js';
+import type { SigningKeyRow } from '../store/database.js';
 import type { Store } from '../store/store.js';
 import { type ImportCounts, ImportRun, type LineError } from './import-run.js';
 import { LINE_TOO_LONG, MAX_LINE_CHARS, type NdjsonInput, ndjsonLines } from './ndjson-lines.js';
@@ -55,13 +57,21 @@ export async function importNdjson(
   input: NodeJS.ReadableStream | NdjsonInput,
   options: ImportOptions = {},
 ): Promise<ImportResult> {
+  // An export's signing key pairs: added once the records are committed (see addImportedSigningKeys).
+  const signingKeys: Omit<SigningKeyRow, 'generation'>[] = [];
   try {
-    return await store.runImport(async (session) => {
+    const result = await store.runImport(async (session) => {
       const run = new ImportRun(session, keys, options.replaceKeys ?? false);
       for await (const chunk of ndjsonLines(input as NdjsonInput)) {
         let line = chunk.firstLineNumber;
         for (const text of chunk.lines) {
-          const ready = text === LINE_TOO_LONG ? run.addTooLong(line, MAX_LINE_CHARS) : run.add(line, text);
+          let ready: boolean;
+          if (text === LINE_TOO_LONG) ready = run.addTooLong(line, MAX_LINE_CHARS);
+          else if (isSigningKeyLine(text)) {
+            const read = readSigningKeyLine(text, keys);
+            if (read.ok) signingKeys.push(read.row);
+            ready = read.ok ? false : run.addBad(line, read.message);
+          } else ready = run.add(line, text);
           if (ready) await run.flush();
           line++;
         }
@@ -71,6 +81,8 @@ export async function importNdjson(
       if (!result.ok) throw new DiscardedImport(result);
       return result;
     });
+    if (signingKeys.length > 0) await addImportedSigningKeys(store.signingKeys(), signingKeys);
+    return result;
   } catch (error) {
     if (error instanceof DiscardedImport) return error.result;
     throw error;

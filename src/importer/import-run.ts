@@ -187,6 +187,13 @@ export class ImportRun {
    * A line over the length cap (ndjson-lines.ts): bad, and nothing of it was read. True when
    * batches are ready, as `add`.
    */
+  /** A line read elsewhere (a signing key's) and found bad. As `add`. */
+  addBad(line: number, message: string): boolean {
+    this.batch.errors.push({ line, message });
+    if (this.batch.entries.length + this.batch.errors.length >= BATCH_LINES) this.seal();
+    return this.sealed.length > 0;
+  }
+
   addTooLong(line: number, maxChars: number): boolean {
     this.batch.errors.push({ line, message: `longer than ${maxChars} characters, the most a line may hold` });
     if (this.batch.entries.length + this.batch.errors.length >= BATCH_LINES) this.seal();

@@ -9,6 +9,8 @@ export const VALIDATE_SCOPE_PATHS: ReadonlySet<string> = new Set([
   '/api/purchases/validation',
   '/api/purchases/activations',
   '/api/purchases/deactivation',
+  // The offline form of validation: a token for the code, made for the software that asks.
+  '/api/purchases/license',
 ]);
 
 /** Whether a key of `scope` may call the endpoint at `path`. */

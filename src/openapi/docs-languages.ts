@@ -1,4 +1,8 @@
+import type { PublicJwk } from '../signing/signing-keys.js';
 import type { Lang } from '../variants/languages.js';
+
+/** The keys as a list the introduction shows: `kid` then the key (`x`). */
+const keyList = (keys: readonly PublicJwk[]) => keys.map((key) => `\n- \`${key.kid}\`: \`${key.x}\``).join('');
 
 /**
  * What the OpenAPI document and the docs page say in each variant's language. The document is
@@ -16,6 +20,11 @@ export interface DocsLanguage {
   readonly infoDescription: (facts: InfoFacts) => string;
   /** The `info.description` of a variant in MarketBob's shape. */
   readonly marketbobInfoDescription: (facts: MarketbobInfoFacts) => string;
+  /**
+   * The document's paragraph on signed answers and license tokens, with the public keys when the
+   * server publishing the document gives them (the committed documents name none: each deployment has its own).
+   */
+  readonly signingDescription: (prefix: string, keys: readonly PublicJwk[] | undefined) => string;
   /** English text of the document -> this language; absent for English itself. */
   readonly translations?: Readonly<Record<string, string>>;
   /** Swagger UI's own English labels -> this language (Swagger UI has no translations of its own). */
@@ -52,6 +61,13 @@ const en: DocsLanguage = {
     'Every GET endpoint also answers HEAD, with the same status and headers and no body. ' +
     `A path no endpoint serves answers 404 ${JSON.stringify(facts.notFound)}.\n\n` +
     'To try an endpoint here: **Authorize** with your API key (X-Api-Key), then **Try it out** and **Execute**.',
+  signingDescription: (prefix, keys) =>
+    'Every answer, errors included, is signed (RFC 9421 HTTP Message Signatures, Ed25519): `Content-Digest` ' +
+    "holds the body's SHA-256, `Signature-Input` says what is covered (the status, the digest, the request's " +
+    'method, path and query, and the `Signature-Nonce` header when sent, echoed as `nonce`), `Signature` the ' +
+    `signature. The public keys are at \`${prefix}/.well-known/jwks.json\` (a JWK Set, kid = the key's RFC 7638 ` +
+    'thumbprint); the license tokens of `/api/purchases/license` are signed with the same keys.' +
+    (keys === undefined ? '' : `\n\nPublished now:${keyList(keys)}`),
   marketbobInfoDescription: (facts) =>
     `The seller API of the marketplace, variant \`${facts.lang}\`, answering as MarketBob's own API does: ` +
     `success answers carry \`"status": "${facts.statusOk}"\`, errors \`{"status": "${facts.statusError}", "msg": ...}\`; ` +
@@ -74,6 +90,13 @@ const pt: DocsLanguage = {
     `Um caminho que nenhum endpoint atende responde 404 ${JSON.stringify(facts.notFound)}.\n\n` +
     'Para experimentar um endpoint aqui: **Autorizar** com a sua chave de API (X-Api-Key), ' +
     'depois **Experimentar** e **Executar**.',
+  signingDescription: (prefix, keys) =>
+    'Toda resposta, inclusive de erro, é assinada (RFC 9421 HTTP Message Signatures, Ed25519): `Content-Digest` ' +
+    'traz o SHA-256 do corpo, `Signature-Input` diz o que é coberto (o status, o digest, o método, o caminho e a ' +
+    'query da solicitação, e o cabeçalho `Signature-Nonce` quando enviado, repetido como `nonce`), `Signature` a ' +
+    `assinatura. As chaves públicas estão em \`${prefix}/.well-known/jwks.json\` (um JWK Set, kid = o thumbprint ` +
+    'RFC 7638 da chave); os tokens de licença de `/api/purchases/license` são assinados com as mesmas chaves.' +
+    (keys === undefined ? '' : `\n\nPublicadas agora:${keyList(keys)}`),
   marketbobInfoDescription: (facts) =>
     `A API dos vendedores do marketplace, variante \`${facts.lang}\`, que responde como a própria API do MarketBob: ` +
     `respostas de sucesso trazem \`"status": "${facts.statusOk}"\`, erros \`{"status": "${facts.statusError}", "msg": ...}\`; ` +
@@ -138,6 +161,25 @@ const pt: DocsLanguage = {
     'The instance holds no activation of this code': 'A instância não tem ativação neste código',
     'The code holds as many instances as its item allows':
       'O código já tem tantas instâncias quanto o seu item permite',
+    'Offline license token': 'Token de licença offline',
+    "A license token for a valid purchase code: a JWS (EdDSA, the keys at `{base}/.well-known/jwks.json`, `kid` in its header) whose claims are `iss` (the base URL), `iat`, `exp`, `purchase_code`, `item_id`, `license_type` and `instance` when given. The seller's software checks it offline until `exp`. A code that is not valid answers exactly what validation answers for it.":
+      'Um token de licença para um código de compra válido: um JWS (EdDSA, as chaves em ' +
+      '`{base}/.well-known/jwks.json`, `kid` no cabeçalho) cujas claims são `iss` (a URL base), `iat`, `exp`, ' +
+      '`purchase_code`, `item_id`, `license_type` e `instance` quando enviado. O software do vendedor o verifica ' +
+      'offline até `exp`. Um código que não é válido responde exatamente o que a validação responde para ele.',
+    'The installation the token is for (1 to 255 characters), carried in its `instance` claim':
+      'A instalação para a qual é o token (1 a 255 caracteres), levada na claim `instance`',
+    'A JWS compact serialisation (EdDSA), verified with the keys at `{base}/.well-known/jwks.json`':
+      'Uma serialização compacta JWS (EdDSA), verificada com as chaves em `{base}/.well-known/jwks.json`',
+    "The body's SHA-256 (RFC 9530), covered by the signature": 'O SHA-256 do corpo (RFC 9530), coberto pela assinatura',
+    'What the signature covers (RFC 9421): "@status" "content-digest" "@method";req "@path";req "@query";req, and "signature-nonce";req when the request sent one; created, keyid, alg="ed25519" and nonce':
+      'O que a assinatura cobre (RFC 9421): "@status" "content-digest" "@method";req "@path";req "@query";req, ' +
+      'e "signature-nonce";req quando a solicitação enviou um; created, keyid, alg="ed25519" e nonce',
+    'The Ed25519 signature (RFC 9421), verified with the key of its keyid at {base}/.well-known/jwks.json':
+      'A assinatura Ed25519 (RFC 9421), verificada com a chave do seu keyid em {base}/.well-known/jwks.json',
+    "A value of the client's (1 to 255 visible ASCII characters, no quotes or backslashes), covered by the answer's signature and echoed in its nonce parameter: a recorded answer cannot be replayed to another request":
+      'Um valor do cliente (1 a 255 caracteres ASCII visíveis, sem aspas nem barras invertidas), coberto pela ' +
+      'assinatura da resposta e repetido no seu parâmetro nonce: uma resposta gravada não pode ser reenviada a outra solicitação',
     // Resources (src/schemas/resource-schemas.ts, response-schemas.ts)
     "By the item's preview type: image, video or audio": 'Conforme o tipo de prévia do item: imagem, vídeo ou áudio',
     "The variant's ISO 4217 currency code": 'O código ISO 4217 da moeda da variante',

@@ -4,6 +4,7 @@ import { resourceSchemas } from '../schemas/resource-schemas.js';
 import { errorEnvelope, routeResponseSchemas } from '../schemas/response-schemas.js';
 import { type RouteContract, type RouteParam, routeContracts, routeErrorKinds } from '../schemas/route-contracts.js';
 import { WEBHOOK_BODY_TYPES, webhookEventSchemas } from '../schemas/webhook-schemas.js';
+import type { PublicJwk } from '../signing/signing-keys.js';
 import type { ErrorKind } from '../variants/error-kinds.js';
 import type { VariantConfig } from '../variants/variant-config.js';
 import type { VariantTexts } from '../variants/variant-texts.js';
@@ -56,6 +57,10 @@ const CASES: Readonly<Record<ErrorKind, string>> = {
   internal: 'Anything unexpected',
 };
 
+const SIGNATURE_INPUT_EXAMPLE =
+  'sig1=("@status" "content-digest" "@method";req "@path";req "@query";req "signature-nonce";req);' +
+  'created=1714564800;keyid="NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs";alg="ed25519";nonce="4f1c2e"';
+
 const HEADERS = {
   cacheControl: { description: 'Always no-store', schema: { type: 'string', const: 'no-store' } },
   noSniff: { description: 'Always nosniff', schema: { type: 'string', const: 'nosniff' } },
@@ -67,6 +72,20 @@ const HEADERS = {
   },
   rateLimitRemaining: { description: 'What is left of it in this window', schema: { type: 'integer', minimum: 0 } },
   rateLimitReset: { description: 'Seconds until the window starts again', schema: { type: 'integer', minimum: 0 } },
+  contentDigest: {
+    description: "The body's SHA-256 (RFC 9530), covered by the signature",
+    schema: { type: 'string', pattern: '^sha-256=:[A-Za-z0-9+/]+={0,2}:$' },
+  },
+  signatureInput: {
+    description:
+      'What the signature covers (RFC 9421): "@status" "content-digest" "@method";req "@path";req "@query";req, ' +
+      'and "signature-nonce";req when the request sent one; created, keyid, alg="ed25519" and nonce',
+    schema: { type: 'string', examples: [SIGNATURE_INPUT_EXAMPLE] },
+  },
+  signature: {
+    description: 'The Ed25519 signature (RFC 9421), verified with the key of its keyid at {base}/.well-known/jwks.json',
+    schema: { type: 'string', pattern: '^sig1=:[A-Za-z0-9+/]+={0,2}:$' },
+  },
 };
 
 /** Example messages of a kind: the catalogue's text, or sentences the API writes for a 400. */
@@ -103,6 +122,9 @@ function responseHeaders(status: number, t: Translate): Json {
   headers['RateLimit-Limit'] = header(HEADERS.rateLimitLimit);
   headers['RateLimit-Remaining'] = header(HEADERS.rateLimitRemaining);
   headers['RateLimit-Reset'] = header(HEADERS.rateLimitReset);
+  headers['Content-Digest'] = header(HEADERS.contentDigest);
+  headers['Signature-Input'] = header(HEADERS.signatureInput);
+  headers.Signature = header(HEADERS.signature);
   return headers;
 }
 
@@ -198,6 +220,21 @@ function queryParameters(route: RouteContract, t: Translate): Json[] {
   }));
 }
 
+/** The header a client sends to have the answer's signature bound to its request. */
+function nonceParameter(t: Translate): Json {
+  return {
+    name: 'Signature-Nonce',
+    in: 'header',
+    required: false,
+    description: t(
+      "A value of the client's (1 to 255 visible ASCII characters, no quotes or backslashes), covered by the answer's " +
+        'signature and echoed in its nonce parameter: a recorded answer cannot be replayed to another request',
+    ),
+    schema: { type: 'string', minLength: 1, maxLength: 255 },
+    example: '4f1c2e',
+  };
+}
+
 function operation(route: RouteContract, variant: VariantConfig, support: boolean, t: Translate) {
   const post = route.method === 'POST';
   return {
@@ -205,7 +242,8 @@ function operation(route: RouteContract, variant: VariantConfig, support: boolea
     summary: t(route.summary),
     description: t(route.description),
     tags: ['API'],
-    ...(post ? { requestBody: requestBody(route, t) } : { parameters: queryParameters(route, t) }),
+    parameters: [...(post ? [] : queryParameters(route, t)), nonceParameter(t)],
+    ...(post ? { requestBody: requestBody(route, t) } : {}),
     responses: responses(route, variant, support, t),
   };
 }
@@ -263,7 +301,11 @@ function webhooks(t: Translate): Json {
  * bodies in its currency. `support` says whether purchases show `supported_until` (config `support`).
  * A variant in MarketBob's shape gets the document of its own answers (marketbob-document.ts).
  */
-export function buildOpenApiDocument(variant: VariantConfig, support: boolean): Json {
+export function buildOpenApiDocument(
+  variant: VariantConfig,
+  support: boolean,
+  publishedKeys?: readonly PublicJwk[],
+): Json {
   if (variant.shape === 'marketbob') return buildMarketbobDocument(variant, support);
   const { texts } = variant;
   const language = docsLanguages[variant.lang];
@@ -278,13 +320,13 @@ export function buildOpenApiDocument(variant: VariantConfig, support: boolean): 
     info: {
       title: `marketplace-api (${texts.lang})`,
       version: packageVersion(),
-      description: language.infoDescription({
+      description: `${language.infoDescription({
         lang: texts.lang,
         statusOk: texts.statusOk,
         statusError: texts.statusError,
         currency: variant.currency,
         notFound: texts.messages.notFound,
-      }),
+      })}\n\n${language.signingDescription(variant.prefix, publishedKeys)}`,
     },
     servers: [{ url: variantServerUrl(variant) }],
     security: [{ apiKeyHeader: [] }, { bearer: [] }, { apiKeyQuery: [] }],

@@ -137,6 +137,15 @@ export function exampleSuccessMembers(
       },
     },
     purchaseDeactivation: { data: { activations: { used: 0, limit: 3 } } },
+    purchaseLicense: {
+      data: {
+        license:
+          'eyJhbGciOiJFZERTQSIsInR5cCI6IkpXVCIsImtpZCI6Ik56YkxzWGg4dURDY2QtNk1Od1hGNFdfN25vV1hGWkFmSGt4WnNSR0M5WHMifQ.' +
+          'eyJpc3MiOiIvIiwiaWF0IjoxNzE0NTY0ODAwLCJleHAiOjE3MTcxNTY4MDB9.' +
+          'c2lnbmF0dXJlLWV4YW1wbGUtb25seS1ub3QtYS1yZWFsLXNpZ25hdHVyZS1vZi1hbnl0aGluZy1hdC1hbGwtMDAwMA',
+        expires_at: '2024-05-31T12:00:00.000Z',
+      },
+    },
     purchaseActivityTop: {
       data: {
         days: 30,

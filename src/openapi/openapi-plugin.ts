@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { SigningKeys } from '../signing/signing-keys.js';
 import type { VariantConfig } from '../variants/variant-config.js';
 import type { VariantResolver } from '../variants/variant-runtime.js';
 import { brandPaths, logoHref, PRODUCT_NAME } from '../web/workspace-brand.js';
@@ -17,11 +18,15 @@ export interface OpenApiPluginOptions {
   };
   /** The app's variant resolver (built once, in buildApp). */
   readonly resolver: VariantResolver;
+  /** The deployment's signing keys: the served documents name the public keys published now. */
+  readonly signingKeys?: SigningKeys;
 }
 
 /** What one variant serves under `{base}`: its document, its page and the page's start script. */
 interface VariantDocs {
-  readonly documentText: string;
+  /** The document as last built, and the key set it names (built again once a rotation changed it). */
+  documentText: string;
+  keysShown: Buffer | undefined;
   readonly html: string;
   readonly startScript: string;
   readonly css: string;
@@ -33,12 +38,16 @@ interface VariantDocs {
  * Registered after the API routes; it adds routes only, so the API answers as before, and any
  * other path still gets the contract's 404.
  */
-export async function openApiPlugin(app: FastifyInstance, { config, resolver }: OpenApiPluginOptions): Promise<void> {
+export async function openApiPlugin(
+  app: FastifyInstance,
+  { config, resolver, signingKeys }: OpenApiPluginOptions,
+): Promise<void> {
   const served = new Map<VariantConfig, VariantDocs>();
   for (const variant of config.variants) {
     const language = docsLanguages[variant.lang];
     served.set(variant, {
-      documentText: JSON.stringify(buildOpenApiDocument(variant, config.support)),
+      documentText: JSON.stringify(buildOpenApiDocument(variant, config.support, signingKeys?.published)),
+      keysShown: signingKeys?.jwks,
       html: docsHtml(language, variant.prefix, {
         name: config.workspace?.brand?.name === PRODUCT_NAME ? undefined : config.workspace?.brand?.name,
         icon:
@@ -61,9 +70,15 @@ export async function openApiPlugin(app: FastifyInstance, { config, resolver }: 
         return send(docs, reply.code(200));
       });
 
-    route('/openapi.json', (docs, reply) =>
-      reply.type('application/json; charset=utf-8').header('cache-control', 'no-cache').send(docs.documentText),
-    );
+    route('/openapi.json', (docs, reply) => {
+      if (signingKeys && docs.keysShown !== signingKeys.jwks) {
+        const variant = resolver.forPrefix(prefix, reply.request.host)?.config;
+        if (variant)
+          docs.documentText = JSON.stringify(buildOpenApiDocument(variant, config.support, signingKeys.published));
+        docs.keysShown = signingKeys.jwks;
+      }
+      return reply.type('application/json; charset=utf-8').header('cache-control', 'no-cache').send(docs.documentText);
+    });
     route('/docs', (docs, reply) =>
       reply.headers(DOCS_SECURITY_HEADERS).type('text/html; charset=utf-8').send(docs.html),
     );

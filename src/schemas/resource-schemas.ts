@@ -195,3 +195,15 @@ export const resourceSchemas: Readonly<
     TSchema
   >
 > = { Account, Item, Purchase, PurchaseActivity, ActiveCode, Activation, ActivationCounts };
+
+/** An offline license token and when it expires (`POST /api/purchases/license`). */
+export const License = Type.Object(
+  {
+    license: Type.String({
+      pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$',
+      description: 'A JWS compact serialisation (EdDSA), verified with the keys at `{base}/.well-known/jwks.json`',
+    }),
+    expires_at: Timestamp,
+  },
+  { additionalProperties: false },
+);

@@ -7,6 +7,7 @@ import {
   ActivationCounts,
   ActiveCode,
   Item,
+  License,
   Purchase,
   PurchaseActivity,
 } from './resource-schemas.js';
@@ -229,6 +230,32 @@ export const routeContracts: readonly RouteContract[] = [
     ],
     success: { data: Type.Object({ activations: ActivationCounts }, { additionalProperties: false }) },
     notFound: ['invalidPurchaseCode', 'activationNotFound'],
+  },
+  {
+    method: 'POST',
+    path: '/api/purchases/license',
+    operationId: 'purchaseLicense',
+    summary: 'Offline license token',
+    description:
+      'A license token for a valid purchase code: a JWS (EdDSA, the keys at `{base}/.well-known/jwks.json`, `kid` in ' +
+      'its header) whose claims are `iss` (the base URL), `iat`, `exp`, `purchase_code`, `item_id`, `license_type` ' +
+      "and `instance` when given. The seller's software checks it offline until `exp`. A code that is not valid " +
+      'answers exactly what validation answers for it.',
+    params: [
+      {
+        name: 'purchase_code',
+        description: "The buyer's purchase code",
+        sources: ['query', 'body'],
+      },
+      {
+        name: 'instance',
+        description: 'The installation the token is for (1 to 255 characters), carried in its `instance` claim',
+        sources: ['query', 'body'],
+        required: false,
+      },
+    ],
+    success: { data: License },
+    notFound: ['invalidPurchaseCode'],
   },
 ];
 

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { pipeline, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import proxyAddr from '@fastify/proxy-addr';
 import { parse as parseQuery } from 'fast-querystring';
 import type { FastifyBaseLogger } from 'fastify';
@@ -11,6 +11,7 @@ import { type JsonReply, sendError } from '../api/reply.js';
 import type { ApiRoute } from '../api/route-table.js';
 import type { BudgetState } from '../limits/limits.js';
 import type { RouteMetrics, ServiceMetrics } from '../metrics/service-metrics.js';
+import { type AnswerSigner, isValidNonce, NONCE_HEADER } from '../signing/answer-signer.js';
 import type { ErrorKind } from '../variants/error-kinds.js';
 import type { VariantResolver, VariantRuntime } from '../variants/variant-runtime.js';
 import { BODY_LIMIT } from './body-limit.js';
@@ -28,6 +29,8 @@ export interface ApiDoorOptions {
   readonly trustProxy: readonly string[];
   readonly metrics: ServiceMetrics;
   readonly log: FastifyBaseLogger;
+  /** Signs every answer (RFC 9421): see src/signing. */
+  readonly signer: AnswerSigner;
 }
 
 /** How many Host values each route remembers its variant for. */
@@ -53,6 +56,16 @@ class DoorRequest implements ApiRequest {
 
 /** Where a route's answers are counted, by variant name. */
 type Recorders = (variant: string) => RouteMetrics;
+
+/** What an answer's signature covers of its request, besides the method. */
+interface SignedTarget {
+  /** The path as sent. */
+  readonly path: string;
+  /** What followed the path's `?` ('' when nothing). */
+  readonly query: string;
+  /** The client's `Signature-Nonce`, when it sent a well-formed one. */
+  readonly nonce: string | undefined;
+}
 
 /** What the door keeps per route: its variant per Host, and its recorder per variant index, each found once. */
 interface RouteState {
@@ -87,6 +100,7 @@ class DoorReply implements JsonReply {
     private readonly route: ApiRoute | null,
     /** Where the answer is counted. */
     private readonly recorder: RouteMetrics,
+    private readonly target: SignedTarget,
   ) {
     this.headers = ['x-request-id', requestId];
   }
@@ -115,24 +129,44 @@ class DoorReply implements JsonReply {
   }
 
   send(payload: Buffer | Readable): this {
-    const { res, headers } = this;
-    if (Buffer.isBuffer(payload)) {
-      headers.push('content-length', `${payload.length}`);
-      res.writeHead(this.statusCode, headers);
-      // A HEAD answer is the GET's head: same status and headers, its length included, no body.
-      if (this.method === 'HEAD') res.end();
-      else res.end(payload);
-    } else if (this.method === 'HEAD') {
-      payload.destroy();
-      res.writeHead(this.statusCode, headers);
-      res.end();
-    } else {
-      res.writeHead(this.statusCode, headers);
-      pipeline(payload, res, (error) => {
-        // The headers are gone: pipeline closes the connection, and the client sees a cut answer.
-        if (error) this.door.log.warn({ reqId: this.requestId, err: error }, 'answer stream failed');
+    if (!Buffer.isBuffer(payload)) {
+      // The signature covers the body's digest, which goes before the body: a streamed answer (a
+      // long item list, serialised page by page) is gathered first, then sent whole.
+      const chunks: Buffer[] = [];
+      payload.on('data', (chunk: Buffer | string) =>
+        chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk),
+      );
+      payload.once('end', () => this.send(Buffer.concat(chunks)));
+      payload.once('error', (error) => {
+        // Nothing is sent yet, but the answer can no longer be made whole: the client sees the connection close.
+        this.door.log.warn({ reqId: this.requestId, err: error }, 'answer stream failed');
+        this.res.destroy();
       });
+      return this;
     }
+    const { res, headers, target } = this;
+    const signed = this.door.signer.sign(
+      this.statusCode,
+      this.method,
+      target.path,
+      target.query,
+      target.nonce,
+      payload,
+    );
+    headers.push(
+      'content-length',
+      `${payload.length}`,
+      'content-digest',
+      signed.contentDigest,
+      'signature-input',
+      signed.signatureInput,
+      'signature',
+      signed.signature,
+    );
+    res.writeHead(this.statusCode, headers);
+    // A HEAD answer is the GET's head: same status and headers, its length included, no body.
+    if (this.method === 'HEAD') res.end();
+    else res.end(payload);
     this.record(this.statusCode, performance.now() - this.started);
     return this;
   }
@@ -161,6 +195,7 @@ export class ApiDoor {
   readonly log: FastifyBaseLogger;
   /** The access line is written at debug level only; read once, as the level is the process's. */
   readonly accessLog: boolean;
+  readonly signer: AnswerSigner;
   private readonly api: Api;
   private readonly resolver: VariantResolver;
   private readonly routeStates = new Map<ApiRoute, RouteState>();
@@ -168,8 +203,9 @@ export class ApiDoor {
   private readonly clock = new WallClock();
   private readonly trusted: ((address: string, hop: number) => boolean) | undefined;
 
-  constructor({ api, resolver, trustProxy, metrics, log }: ApiDoorOptions) {
+  constructor({ api, resolver, trustProxy, metrics, log, signer }: ApiDoorOptions) {
     this.api = api;
+    this.signer = signer;
     this.resolver = resolver;
     this.metrics = metrics;
     this.log = log;
@@ -206,22 +242,32 @@ export class ApiDoor {
     // RFC 9112 3.2: an HTTP/1.1 request that names no host is a 400 (Node is told to let it in),
     // whatever its path or method.
     const hostless = headers.host === undefined && req.httpVersion === '1.1';
+    // What follows the path and its `?`: the target is not scanned again.
+    const queryText = url.length === path.length ? '' : url.slice(path.length + 1);
+    const givenNonce = headers[NONCE_HEADER];
+    const nonceOk = givenNonce === undefined || (typeof givenNonce === 'string' && isValidNonce(givenNonce));
+    const target: SignedTarget = { path, query: queryText, nonce: nonceOk ? givenNonce : undefined };
     if (hostless || state === undefined || variant === undefined) {
       const fallback = this.resolver.forPath(path, host).variant;
-      const reply = new DoorReply(started, res, this, id, method, null, this.unrouted(fallback.config.lang));
+      const reply = new DoorReply(started, res, this, id, method, null, this.unrouted(fallback.config.lang), target);
       sendError(reply, fallback, hostless ? 'malformedRequest' : 'notFound');
       return true;
     }
     const { route } = state;
     if (route.endpoint.method !== method && !(method === 'HEAD' && route.endpoint.method === 'GET')) {
-      const reply = new DoorReply(started, res, this, id, method, null, this.unrouted(variant.config.lang));
+      const reply = new DoorReply(started, res, this, id, method, null, this.unrouted(variant.config.lang), target);
       sendError(reply.header('allow', route.allow), variant, 'methodNotAllowed');
       return true;
     }
+    if (!nonceOk) {
+      // A nonce that cannot be echoed as it came is refused, not dropped: the client would take the unbound answer for bound.
+      const reply = new DoorReply(started, res, this, id, method, null, this.unrouted(variant.config.lang), target);
+      const { texts } = variant.config;
+      sendError(reply, variant, 'badParameter', texts.parameter.malformed('Signature-Nonce', texts.expectations.nonce));
+      return true;
+    }
 
-    const reply = new DoorReply(started, res, this, id, method, route, this.recorderFor(state, variant));
-    // What follows the path and its `?`: the target is not scanned again.
-    const queryText = url.length === path.length ? '' : url.slice(path.length + 1);
+    const reply = new DoorReply(started, res, this, id, method, route, this.recorderFor(state, variant), target);
     const query = queryText === '' ? NO_QUERY : parseQuery(queryText);
     const at = this.clock.at(started);
     const request = new DoorRequest(id, started, at, headers, query, this.clientAddress(req));

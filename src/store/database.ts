@@ -24,6 +24,7 @@ export interface Database {
   api_key_usage: ApiKeyUsageRow;
   item_activation_limits: ItemActivationLimitRow;
   activations: ActivationRow;
+  signing_keys: SigningKeyRow;
 }
 
 /** An account's password hash, kept apart from `accounts` (see migration 0002). */
@@ -118,4 +119,17 @@ export interface ApiKeyRow {
 export interface ApiKeyUsageRow {
   key_id: string;
   last_used_at: number;
+}
+
+/** One generation of the deployment's signing key pair (see migration 0017). */
+export interface SigningKeyRow {
+  generation: number;
+  /** The key's id: its RFC 7638 JWK thumbprint. */
+  kid: string;
+  /** The Ed25519 public key, raw, base64url (a JWK's `x`). */
+  public_key: string;
+  /** The private key (PKCS#8 DER), sealed with the server secret as the API keys are. */
+  private_key: string;
+  /** When it was made (ms since the epoch). */
+  created_at: number;
 }

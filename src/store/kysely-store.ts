@@ -8,6 +8,7 @@ import type { Dialect } from './dialect.js';
 import { itemHeadSql } from './item-head-sql.js';
 import { migrationProvider } from './migrations/index.js';
 import type { QueryRunner } from './query-runner.js';
+import { SigningKeyStore } from './signing-key-store.js';
 import {
   type ActivityDay,
   type ActivityDelta,
@@ -102,6 +103,7 @@ export class KyselyStore implements Store {
   private readonly runner: QueryRunner;
   private readonly webhookStore: WebhookStore;
   private readonly activationStore: ActivationStore;
+  private readonly signingKeyStore: SigningKeyStore;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -114,10 +116,19 @@ export class KyselyStore implements Store {
     this.webhookStore = new WebhookStore(db, parts.dialect, (work) => this.write(work, false));
     // Nor do activations: no answer the caches hold depends on them.
     this.activationStore = new ActivationStore(db, parts.dialect, (work) => this.write(work, false));
+    this.signingKeyStore = new SigningKeyStore(
+      db,
+      (work) => this.guard(work),
+      (work) => this.write(work, false),
+    );
   }
 
   activations(): ActivationStore {
     return this.activationStore;
+  }
+
+  signingKeys(): SigningKeyStore {
+    return this.signingKeyStore;
   }
 
   webhooks(): WebhookStore {

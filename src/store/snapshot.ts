@@ -3,7 +3,7 @@ import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely
 import type { KeyScope } from '../domain/key-scope.js';
 import type { AccountRow, ItemRow, PurchaseRow } from '../records/rows.js';
 import type { ActivationRow } from './activation-store.js';
-import type { Database } from './database.js';
+import type { Database, SigningKeyRow } from './database.js';
 import { createPostgresPool } from './postgres.js';
 import type { StoreLocation } from './store-location.js';
 
@@ -25,6 +25,8 @@ export interface StoreSnapshot {
   activationLimits(itemIds: readonly number[]): Promise<Map<number, number>>;
   /** The activations of these purchases (by code key), oldest first per code. */
   activations(codeKeys: readonly string[]): Promise<Map<string, ActivationRow[]>>;
+  /** The deployment's signing key pairs (migration 0017), oldest first. */
+  signingKeys(): Promise<SigningKeyRow[]>;
 }
 
 /** A named key as an export reads it: its ciphertext, to be decrypted into the line. */
@@ -40,6 +42,7 @@ export interface SnapshotNamedKey {
 /** The page queries, written once for both stores. */
 function pagesOf(trx: Transaction<Database>): StoreSnapshot {
   return {
+    signingKeys: () => trx.selectFrom('signing_keys').selectAll().orderBy('generation').execute(),
     accounts: (after, limit) =>
       trx
         .selectFrom('accounts')

@@ -54,6 +54,7 @@ const DELEGATED = [
   'deleteSessionsIdleSince',
   'isEmpty',
   'webhooks',
+  'signingKeys',
   'anyAccount',
   'marketbobUserId',
   'marketbobLogin',

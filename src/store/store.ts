@@ -14,6 +14,7 @@ import type { ActivationRow, ActivationStore } from './activation-store.js';
 import type { StoreChanges } from './change-log.js';
 import type { KeyOrigin, SessionRow } from './database.js';
 import type { Dialect } from './dialect.js';
+import type { SigningKeyStore } from './signing-key-store.js';
 import type { WebhookStore } from './webhook-store.js';
 
 /** The key columns of an account: the digest to find it by, the ciphertext to show it again. */
@@ -368,6 +369,8 @@ export interface Store {
    * endpoint subscribed: a purchase created, refunded, cancelled or downloaded, a key replaced.
    */
   webhooks(): WebhookStore;
+  /** The deployment's key pairs that sign answers and license tokens (migration 0017). */
+  signingKeys(): SigningKeyStore;
   /**
    * Activation limits per item and the instances each purchase code holds (migration 0015). A
    * refund or cancellation (here, by an import, by the MarketBob bridge) ends the code's activations.

@@ -33,5 +33,7 @@ export const en: VariantTexts = {
     instance: '1 to 255 characters with no control characters',
     text: 'a single text value',
     wholeNumber: (min, max) => `a whole number from ${min} to ${max}`,
+    shortText: (max) => `a text of at most ${max} characters`,
+    nonce: 'at most 255 visible ASCII characters, without quotes or backslashes',
   },
 };

@@ -34,5 +34,7 @@ export const pt: VariantTexts = {
     instance: 'de 1 a 255 caracteres, sem caracteres de controle',
     text: 'um único valor de texto',
     wholeNumber: (min, max) => `um número inteiro de ${min} a ${max}`,
+    shortText: (max) => `um texto de no máximo ${max} caracteres`,
+    nonce: 'no máximo 255 caracteres ASCII visíveis, sem aspas nem barras invertidas',
   },
 };

@@ -20,5 +20,9 @@ export interface VariantTexts {
     readonly text: string;
     /** A whole number within bounds, both included. */
     readonly wholeNumber: (min: number, max: number) => string;
+    /** A text of at most `max` characters. */
+    readonly shortText: (max: number) => string;
+    /** What a `Signature-Nonce` header may hold. */
+    readonly nonce: string;
   };
 }

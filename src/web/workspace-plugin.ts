@@ -21,6 +21,7 @@ import { hashPassword, type PasswordCheck } from '../passwords/password-hash.js'
 import type { AccountRow } from '../records/rows.js';
 import { classifyError, reportFailure } from '../server/error-classifier.js';
 import { pathOf } from '../server/url-path.js';
+import type { SigningKeys } from '../signing/signing-keys.js';
 import type { Store } from '../store/store.js';
 import type { VariantResolver } from '../variants/variant-runtime.js';
 import type { WebhookServiceDeps } from '../webhooks/webhook-endpoints.js';
@@ -66,6 +67,8 @@ export interface WorkspaceOptions {
   readonly webhooks: WebhookServiceDeps;
   /** The API's purchase-code activity reports (made off the serving thread). */
   readonly activity: ActivityReader;
+  /** The public keys the settings page shows (src/signing). */
+  readonly signingKeys?: SigningKeys;
 }
 
 const HTML = 'text/html; charset=utf-8';
@@ -161,7 +164,7 @@ const field = (body: unknown, name: string): string => {
  */
 export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
   scope,
-  { config, store, keys, resolver, limits, webhooks, activity },
+  { config, store, keys, resolver, limits, webhooks, activity, signingKeys },
 ) => {
   const root = packageRoot();
   const eta = new Eta({ views: join(root, 'web', 'views'), cache: true });
@@ -368,6 +371,7 @@ export const workspacePlugin: FastifyPluginAsync<WorkspaceOptions> = async (
           url,
           exampleCode,
         ),
+        signingKeys: signingKeys?.published ?? [],
       });
     };
 

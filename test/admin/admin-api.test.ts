@@ -307,7 +307,7 @@ describe.each(TEST_STORES)('admin API on %s', (kind) => {
       .trimEnd()
       .split('\n')
       .map((line) => JSON.parse(line));
-    expect(lines.map((line) => `${line.type}:${line.username ?? line.id ?? line.code}`)).toEqual([
+    expect(lines.map((line) => `${line.type}:${line.username ?? line.id ?? line.code ?? line.kid}`)).toEqual([
       'account:jdoe',
       'account:newbie',
       'item:101',
@@ -317,6 +317,8 @@ describe.each(TEST_STORES)('admin API on %s', (kind) => {
       'purchase:CODE-3',
       'purchase:NEW-1',
       'purchase:NEW-2',
+      // Last, the deployment's signing key pair (docs/api.md 8.2).
+      `signing_key:${(await t.store.signingKeys().all())[0]?.kid}`,
     ]);
     expect(lines[0].api_key).toBe(KEY);
   });

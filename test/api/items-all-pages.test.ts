@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
 
@@ -46,10 +47,14 @@ describe.each(TEST_STORES)('items of a seller with %s thousands of items', (kind
     const expected = ids.filter((id) => !hidden.has(id)).sort((a, b) => b - a);
     expect(expected.length).toBeGreaterThan(1000);
     expect(listed).toEqual(expected);
-    // Sent as it is serialised, page by page: chunked, with the headers every answer carries.
+    // Read page by page, then sent whole: its signature covers the body's digest, which goes first.
     expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(response.headers['cache-control']).toBe('no-store');
-    expect(response.headers['transfer-encoding']).toBe('chunked');
+    expect(response.headers['transfer-encoding']).toBeUndefined();
+    expect(response.headers['content-length']).toBe(String(Buffer.byteLength(response.body)));
+    expect(response.headers['content-digest']).toBe(
+      `sha-256=:${createHash('sha256').update(response.rawPayload).digest('base64')}:`,
+    );
     expect(response.body.startsWith('{"status":"success","items":[{"id":')).toBe(true);
   });
 

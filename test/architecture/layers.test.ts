@@ -16,7 +16,7 @@ const LAYERS: readonly (readonly string[])[] = [
   // the store
   ['store'],
   // services: keys, passwords, budgets, import, export, account and purchase actions, the MarketBob
-  // source, purchase-code activity, signed webhooks, the background writer
+  // source, purchase-code activity, signed webhooks, the background writer, answers' signatures
   [
     'keys',
     'passwords',
@@ -29,6 +29,7 @@ const LAYERS: readonly (readonly string[])[] = [
     'demo',
     'webhooks',
     'writer',
+    'signing',
   ],
   // adapters: the API, its transport and door, the other surfaces, the contract's schemas, the CLI
   ['metrics', 'schemas', 'api', 'server', 'web', 'admin', 'health', 'openapi', 'cli'],

@@ -120,7 +120,9 @@ describe('npm run cli -- export FILE', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     exported = readFileSync(file, 'utf8');
     const lines = exported.trimEnd().split('\n');
-    expect(lines).toHaveLength(ALL_LINES.length);
+    // Every record, then the deployment's signing key pair (docs/api.md 8.2).
+    expect(lines).toHaveLength(ALL_LINES.length + 1);
+    expect(JSON.parse(lines.at(-1) as string)).toMatchObject({ type: 'signing_key' });
     // Accounts, then items, then purchases: every reference points back.
     const types = lines.map((line) => (JSON.parse(line) as Line).type);
     expect(types).toEqual([...types].sort());
@@ -175,7 +177,13 @@ describe.each(TEST_STORES)('moving an SQLite store to %s with export, then impor
       await exportNdjson(snapshot, target.keys, out);
       return out.text();
     });
-    expect(sortedLines(back)).toEqual(sortedLines(exported));
+    // The target adds its own signing key pair to the one it imported, which now signs.
+    const signingLine = (line: string) => line.startsWith('{"type":"signing_key"');
+    expect(sortedLines(back).filter((line) => !signingLine(line))).toEqual(
+      sortedLines(exported).filter((line) => !signingLine(line)),
+    );
+    const signingLines = exported.trimEnd().split('\n').filter(signingLine);
+    expect(back.trimEnd().split('\n').filter(signingLine)).toEqual([expect.any(String), ...signingLines]);
   });
 
   it('answers every request of the fixture the same, in both variants', async () => {

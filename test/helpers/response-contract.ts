@@ -74,6 +74,7 @@ const OTHER_SURFACES = [
   /^\/(login|login\/code|logout)$/,
   /^\/workspace(\/|$)/,
   /^\/brand\//,
+  /^\/\.well-known\/jwks\.json$/,
 ];
 
 function withoutTrailingSlash(path: string): string {

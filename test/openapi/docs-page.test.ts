@@ -19,6 +19,7 @@ const OPERATIONS = [
   // An install activated (201: made now), then released, in each language's pass.
   { id: 'purchaseActivation', shows: '"instance": "shop.example.com"', status: '201' },
   { id: 'purchaseDeactivation', shows: '"used": 0' },
+  { id: 'purchaseLicense', shows: '"license": "ey' },
 ] as const;
 
 /** What the page's labels read in each language. */
@@ -110,8 +111,8 @@ describe('the docs page', () => {
         await page.locator('.opblock').first().waitFor();
         expect(await page.title()).toBe(docsLanguages[variant.lang].pageTitle);
         expect(await page.locator('html').getAttribute('lang')).toBe(docsLanguages[variant.lang].htmlLang);
-        // Eight operations (HEAD is a sentence of the introduction) and eight webhooks, no framework's top bar or logo.
-        await expect.poll(() => page.locator('.opblock').count()).toBe(16);
+        // Nine operations (HEAD is a sentence of the introduction) and eight webhooks, no framework's top bar or logo.
+        await expect.poll(() => page.locator('.opblock').count()).toBe(17);
         expect(await page.locator('.topbar, img[alt*="Swagger" i], .topbar-wrapper').count()).toBe(0);
         // One section of webhooks, under Swagger UI's own heading: no tag section of that name beside it.
         expect(await page.locator('.opblock-tag-section').count()).toBe(1);

@@ -73,8 +73,20 @@ describe.each(TEST_STORES)('%s store: the served documents', (kind) => {
       document = JSON.parse(response.body);
     });
 
-    it("is the committed document, with the variant's server", () => {
-      expect(document).toEqual(JSON.parse(committed(variant.lang)));
+    it("is the committed document, with the variant's server and the deployment's public keys", async () => {
+      // The committed document names no key (each deployment has its own); the served one names its keys.
+      const shipped = JSON.parse(committed(variant.lang));
+      const { keys } = JSON.parse((await t.app.inject({ url: `${variant.base}/.well-known/jwks.json` })).body) as {
+        keys: { kid: string; x: string }[];
+      };
+      expect(keys).toHaveLength(1);
+      const published = variant.lang === 'pt' ? 'Publicadas agora:' : 'Published now:';
+      const listed = keys.map((key) => `\n- \`${key.kid}\`: \`${key.x}\``).join('');
+      expect(document.info.description).toBe(`${shipped.info.description}\n\n${published}${listed}`);
+      expect({ ...document, info: { ...document.info, description: '' } }).toEqual({
+        ...shipped,
+        info: { ...shipped.info, description: '' },
+      });
       expect(document.servers).toEqual([{ url: variant.base || '/' }]);
       expect(document.openapi).toBe('3.1.0');
     });
@@ -117,6 +129,7 @@ describe.each(TEST_STORES)('%s store: the served documents', (kind) => {
         'get /api/purchases/activity/top',
         'post /api/purchases/activations',
         'post /api/purchases/deactivation',
+        'post /api/purchases/license',
         'post /api/purchases/validation',
       ]);
       for (const example of successes) expect(example.value.status).toBe(variant.ok);
@@ -131,11 +144,16 @@ describe.each(TEST_STORES)('%s store: the served documents', (kind) => {
       });
       expect(document.security).toEqual([{ apiKeyHeader: [] }, { bearer: [] }, { apiKeyQuery: [] }]);
       const item = document.paths['/api/items/item'].get;
-      expect(item.parameters).toEqual([expect.objectContaining({ name: 'item_id', in: 'query', required: true })]);
+      // Every operation takes the optional Signature-Nonce header, last.
+      const nonce = expect.objectContaining({ name: 'Signature-Nonce', in: 'header', required: false });
+      expect(item.parameters).toEqual([
+        expect.objectContaining({ name: 'item_id', in: 'query', required: true }),
+        nonce,
+      ]);
       // The demo data's item and code, so that "Try it out" answers 200 on a store with the demo data.
       expect(item.parameters[0].example).toBe(DEMO_ITEM_ID);
       const validation = document.paths['/api/purchases/validation'].post;
-      expect(validation.parameters).toBeUndefined();
+      expect(validation.parameters).toEqual([nonce]);
       expect(validation.requestBody.required).toBe(true);
       expect(Object.keys(validation.requestBody.content)).toEqual([
         'application/json',
@@ -148,7 +166,7 @@ describe.each(TEST_STORES)('%s store: the served documents', (kind) => {
         expect(media.example).toEqual({ purchase_code: DEMO_PURCHASE_CODE });
       }
       for (const path of ['/api/account/details', '/api/items/all']) {
-        expect(document.paths[path].get.parameters).toEqual([]);
+        expect(document.paths[path].get.parameters).toEqual([nonce]);
       }
       for (const operations of Object.values<Json>(document.paths)) {
         expect(Object.keys(operations)).toHaveLength(1);
@@ -171,6 +189,7 @@ describe.each(TEST_STORES)('%s store: the served documents', (kind) => {
       expect(top.map((param: Json) => [param.name, param.schema, param.example])).toEqual([
         ['days', { type: 'integer', minimum: 1, maximum: 90 }, 30],
         ['limit', { type: 'integer', minimum: 1, maximum: 100 }, 50],
+        ['Signature-Nonce', { type: 'string', minLength: 1, maxLength: 255 }, '4f1c2e'],
       ]);
       // An integer in a query string is its digits, which the API reads as one.
       const response = await t.app.inject({
@@ -210,6 +229,7 @@ describe.each(TEST_STORES)('%s store: the served documents', (kind) => {
               'Códigos usados a partir de mais redes',
               'Ativar uma instalação',
               'Liberar uma instalação',
+              'Token de licença offline',
             ]
           : [
               'Account details',
@@ -220,6 +240,7 @@ describe.each(TEST_STORES)('%s store: the served documents', (kind) => {
               'Codes used from the most networks',
               'Activate an install',
               'Release an install',
+              'Offline license token',
             ],
       );
     });

@@ -1,4 +1,5 @@
 import { type Account, type Activation, type ActivationCounts, type ActiveCode, type Item, type MarketbobAccount, type MarketbobItem, type MarketbobPurchase, type Purchase, type PurchaseActivity } from './contract.js';
+import { type SigningKeySet } from './signatures.js';
 /** The part of a fetch Response the client reads (so the types need neither DOM nor Node typings). */
 export interface FetchResponse {
     readonly status: number;
@@ -31,6 +32,13 @@ export interface ClientOptions {
     readonly fetch?: FetchLike;
     /** The server's answers: the published contract's (the default). `'marketbob'`: see MarketbobClientOptions. */
     readonly shape?: 'contract';
+    /**
+     * The marketplace's public keys (its `{base}/.well-known/jwks.json`, fetched once from a server you
+     * trust, or shipped with your software): with them every request sends a fresh `Signature-Nonce`,
+     * and every answer must be signed for it by one of these keys, or the call throws
+     * SignatureVerificationError. Without them answers are not checked.
+     */
+    readonly signingKeys?: SigningKeySet;
 }
 /**
  * A client of a server that answers as MarketBob's own API does (a variant configured with
@@ -89,6 +97,16 @@ export interface MarketplaceClient {
      * is not a valid purchase of this account or the instance holds no activation of it.
      */
     deactivate(code: string, instance: string): Promise<ActivationCounts | null>;
+    /**
+     * An offline license token for a valid code (check it with verifyLicense, offline, until it
+     * expires), optionally for one installation; null when the code is not a valid purchase of this account.
+     */
+    license(code: string, instance?: string): Promise<License | null>;
+}
+/** An offline license token, and when it expires (ISO 8601). */
+export interface License {
+    readonly license: string;
+    readonly expires_at: string;
 }
 /** What activate() came to. */
 export type ActivationOutcome = {
@@ -120,3 +138,9 @@ export interface TopPurchaseActivityOptions {
 export declare function createClient(options: MarketbobClientOptions): MarketbobClient;
 export declare function createClient(options: ClientOptions): MarketplaceClient;
 export declare function createClient(options: ClientOptions | MarketbobClientOptions): MarketplaceClient | MarketbobClient;
+/**
+ * The marketplace's public keys, from `{baseUrl}/.well-known/jwks.json`. Fetch them from a server
+ * you trust (over HTTPS, once, or ship them with your software): keys fetched from whatever server
+ * the software is pointed at would trust that server.
+ */
+export declare function fetchSigningKeys(baseUrl: string, fetch?: FetchLike): Promise<SigningKeySet>;

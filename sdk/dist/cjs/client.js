@@ -2,7 +2,9 @@
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.MarketplaceApiError = void 0;
 exports.createClient = createClient;
+exports.fetchSigningKeys = fetchSigningKeys;
 const contract_js_1 = require("./contract.js");
+const signatures_js_1 = require("./signatures.js");
 /** Every error answer but the "none" ones, as one class: the HTTP status, the `status` word and `msg`. */
 class MarketplaceApiError extends Error {
     httpStatus;
@@ -40,6 +42,17 @@ function retryAfterSeconds(header) {
 }
 /** Marks a body that came with 201 (an activation made). */
 const CREATED = Symbol('created');
+/** A fresh nonce per request: 16 random bytes, hex. */
+function newNonce() {
+    const random = globalThis.crypto;
+    const bytes = new Uint8Array(16);
+    if (random)
+        random.getRandomValues(bytes);
+    else
+        for (let at = 0; at < bytes.length; at++)
+            bytes[at] = Math.floor(Math.random() * 256);
+    return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
 function createClient(options) {
     return options.shape === 'marketbob' ? createMarketbobClient(options) : createContractClient(options);
 }
@@ -59,12 +72,28 @@ function createSender(options, transport) {
     async function send(method, path, fields) {
         const body = fields && transport.body(fields);
         for (let attempt = 0;; attempt += 1) {
-            const response = await fetchFn(`${base}${transport.path(path, body !== undefined)}`, {
+            const url = `${base}${transport.path(path, body !== undefined)}`;
+            const nonce = options.signingKeys ? newNonce() : undefined;
+            const sent = body ? { ...headers, 'content-type': 'application/json' } : { ...headers };
+            if (nonce !== undefined)
+                sent['signature-nonce'] = nonce;
+            const response = await fetchFn(url, {
                 method,
-                headers: body ? { ...headers, 'content-type': 'application/json' } : headers,
+                headers: sent,
                 ...(body && { body: JSON.stringify(body) }),
             });
             const text = await response.text();
+            if (options.signingKeys) {
+                await (0, signatures_js_1.verifyAnswer)({
+                    keys: options.signingKeys,
+                    method,
+                    url,
+                    nonce,
+                    status: response.status,
+                    headers: response.headers,
+                    body: text,
+                });
+            }
             let parsed;
             try {
                 const value = JSON.parse(text);
@@ -160,6 +189,13 @@ function createContractClient(options) {
             const body = await orNone(request, [...contract_js_1.INVALID_PURCHASE_CODE_MESSAGES, ...contract_js_1.ACTIVATION_NOT_FOUND_MESSAGES]);
             return body ? body.data.activations : null;
         },
+        async license(code, instance) {
+            const fields = { purchase_code: code };
+            if (instance !== undefined)
+                fields.instance = instance;
+            const body = await orNone(send('POST', '/api/purchases/license', fields), contract_js_1.INVALID_PURCHASE_CODE_MESSAGES);
+            return body ? body.data : null;
+        },
     };
 }
 function createMarketbobClient(options) {
@@ -189,4 +225,22 @@ function createMarketbobClient(options) {
             return body ? body.item : null;
         },
     };
+}
+/**
+ * The marketplace's public keys, from `{baseUrl}/.well-known/jwks.json`. Fetch them from a server
+ * you trust (over HTTPS, once, or ship them with your software): keys fetched from whatever server
+ * the software is pointed at would trust that server.
+ */
+async function fetchSigningKeys(baseUrl, fetch) {
+    const fetchFn = fetch ?? globalThis.fetch;
+    if (!fetchFn)
+        throw new TypeError('fetchSigningKeys: no fetch function (Node 18+ has one; or pass one)');
+    const response = await fetchFn(`${baseUrl.replace(/\/+$/, '')}/.well-known/jwks.json`, {
+        method: 'GET',
+        headers: { accept: 'application/json' },
+    });
+    const text = await response.text();
+    if (response.status !== 200)
+        throw new MarketplaceApiError(response.status, '', text.slice(0, 200));
+    return JSON.parse(text);
 }

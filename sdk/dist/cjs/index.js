@@ -1,9 +1,14 @@
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
-exports.WebhookVerificationError = exports.verifyWebhook = exports.MarketplaceApiError = exports.createClient = void 0;
+exports.WebhookVerificationError = exports.verifyWebhook = exports.verifyLicense = exports.verifyAnswer = exports.SignatureVerificationError = exports.MarketplaceApiError = exports.fetchSigningKeys = exports.createClient = void 0;
 var client_js_1 = require("./client.js");
 Object.defineProperty(exports, "createClient", { enumerable: true, get: function () { return client_js_1.createClient; } });
+Object.defineProperty(exports, "fetchSigningKeys", { enumerable: true, get: function () { return client_js_1.fetchSigningKeys; } });
 Object.defineProperty(exports, "MarketplaceApiError", { enumerable: true, get: function () { return client_js_1.MarketplaceApiError; } });
+var signatures_js_1 = require("./signatures.js");
+Object.defineProperty(exports, "SignatureVerificationError", { enumerable: true, get: function () { return signatures_js_1.SignatureVerificationError; } });
+Object.defineProperty(exports, "verifyAnswer", { enumerable: true, get: function () { return signatures_js_1.verifyAnswer; } });
+Object.defineProperty(exports, "verifyLicense", { enumerable: true, get: function () { return signatures_js_1.verifyLicense; } });
 var webhooks_js_1 = require("./webhooks.js");
 Object.defineProperty(exports, "verifyWebhook", { enumerable: true, get: function () { return webhooks_js_1.verifyWebhook; } });
 Object.defineProperty(exports, "WebhookVerificationError", { enumerable: true, get: function () { return webhooks_js_1.WebhookVerificationError; } });

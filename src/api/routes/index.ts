@@ -5,6 +5,7 @@ import { itemsItem } from './items-item.js';
 import { purchaseActivation, purchaseDeactivation } from './purchase-activations.js';
 import { purchaseActivity } from './purchase-activity.js';
 import { purchaseActivityTop } from './purchase-activity-top.js';
+import { purchaseLicense } from './purchase-license.js';
 import { purchaseValidation } from './purchase-validation.js';
 
 /** The API's endpoints (SPEC 2, purchase-code activity: issue 24, and activations), each registered once per variant base. */
@@ -17,4 +18,5 @@ export const endpoints: readonly Endpoint[] = [
   purchaseActivityTop,
   purchaseActivation,
   purchaseDeactivation,
+  purchaseLicense,
 ];

@@ -15,6 +15,7 @@ import { keyOrigins } from './0013-key-origins.js';
 import { namedKeys } from './0014-named-keys.js';
 import { activations } from './0015-activations.js';
 import { changeLog } from './0016-change-log.js';
+import { signingKeys } from './0017-signing-keys.js';
 
 const ACTIVITY_MIGRATIONS: Record<string, Migration> = { '0008-purchase-activity': purchaseActivity };
 
@@ -40,6 +41,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
     '0014-named-keys': namedKeys,
     '0015-activations': activations,
     '0016-change-log': changeLog(dialect),
+    '0017-signing-keys': signingKeys,
   };
   return { getMigrations: async () => migrations };
 }

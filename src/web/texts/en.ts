@@ -69,6 +69,12 @@ export const en: WorkspaceTexts = {
     examplePurchaseCode: 'BUYERS-PURCHASE-CODE',
     examplePhpComment: '$purchaseCode: the code the buyer entered',
     docsLink: 'Read the API documentation',
+    signingTitle: 'Signing keys',
+    signingIntro:
+      "Every API answer and license token is signed with this service's key. Give your software these public keys (Ed25519) so it believes only answers signed with them.",
+    signingKeyId: 'Key id',
+    signingPublicKey: 'Public key (x)',
+    signingKeySetLink: 'The keys as a JWK Set',
     newKeyTitle: 'New key',
     newKeyText:
       'If the key may have leaked, replace it. Programs that use the current key must be given the new one. You are asked to confirm first.',

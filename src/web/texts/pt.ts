@@ -69,6 +69,12 @@ export const pt: WorkspaceTexts = {
     examplePurchaseCode: 'CODIGO-DE-COMPRA',
     examplePhpComment: '$purchaseCode: o código informado pelo comprador',
     docsLink: 'Ler a documentação da API',
+    signingTitle: 'Chaves de assinatura',
+    signingIntro:
+      'Toda resposta da API e todo token de licença são assinados com a chave deste serviço. Dê ao seu software estas chaves públicas (Ed25519) para que ele só acredite em respostas assinadas com elas.',
+    signingKeyId: 'Id da chave',
+    signingPublicKey: 'Chave pública (x)',
+    signingKeySetLink: 'As chaves como um JWK Set',
     newKeyTitle: 'Nova chave',
     newKeyText:
       'Se a chave pode ter vazado, substitua-a. Os programas que usam a chave atual precisarão da nova. Você confirmará antes.',

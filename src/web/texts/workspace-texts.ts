@@ -81,6 +81,12 @@ export interface WorkspaceTexts {
     /** The comment of the PHP example (a line of PHP, without the `//`). */
     readonly examplePhpComment: string;
     readonly docsLink: string;
+    /** The card of the public keys that verify the API's signed answers and license tokens. */
+    readonly signingTitle: string;
+    readonly signingIntro: string;
+    readonly signingKeyId: string;
+    readonly signingPublicKey: string;
+    readonly signingKeySetLink: string;
     readonly newKeyTitle: string;
     readonly newKeyText: string;
     readonly generate: string;

@@ -1,0 +1,116 @@
+import { createHash, sign } from 'node:crypto';
+import type { SigningKeys } from './signing-keys.js';
+
+/** The request header whose value a client may send to have it bound into the answer's signature. */
+export const NONCE_HEADER = 'signature-nonce';
+
+/** The signature's label in `Signature-Input` and `Signature`. */
+export const SIGNATURE_LABEL = 'sig1';
+
+/**
+ * The nonce a client may send: visible ASCII without `"` and `\`, so that it is an RFC 8941 string
+ * as it stands (the signature parameters carry it quoted), at most 255 characters.
+ */
+const NONCE = /^[\x21\x23-\x5b\x5d-\x7e]([\x20\x21\x23-\x5b\x5d-\x7e]{0,253}[\x21\x23-\x5b\x5d-\x7e])?$/;
+
+export function isValidNonce(nonce: string): boolean {
+  return NONCE.test(nonce);
+}
+
+/** The covered components, without and with the client's nonce (RFC 9421 2.4: request parts carry `;req`). */
+const COMPONENTS = '"@status" "content-digest" "@method";req "@path";req "@query";req';
+const COMPONENTS_WITH_NONCE = `${COMPONENTS} "${NONCE_HEADER}";req`;
+
+/** The three headers that sign an answer. */
+export interface AnswerSignature {
+  /** `Content-Digest` (RFC 9530): `sha-256=:<base64>:` of the body. */
+  readonly contentDigest: string;
+  readonly signatureInput: string;
+  readonly signature: string;
+}
+
+/** What an answer's signature was made over, kept to sign the same answer again in the same second. */
+interface Signed extends AnswerSignature {
+  readonly body: Buffer;
+  readonly created: number;
+  readonly kid: string;
+}
+
+/**
+ * How many distinct answers (status, method, target) a signer remembers its last signature of: the
+ * hot path's working set (sellers' software asks about the same codes again and again) fits.
+ */
+const REMEMBERED_ANSWERS = 32_768;
+
+/**
+ * How long a remembered signature is given again for the same answer. Its `created` says when it
+ * was made, so a verifier's age check still holds; an answer without a nonce is not bound to one
+ * request anyway (the same request gets the same answer), which is what a nonce is for.
+ */
+const REUSE_SECONDS = 60;
+
+export function contentDigestOf(body: Buffer): string {
+  return `sha-256=:${createHash('sha256').update(body).digest('base64')}:`;
+}
+
+/**
+ * Signs the API's answers (RFC 9421, Ed25519): one signature per answer over its status, its
+ * body's digest, the request's method, path and query, and the client's nonce when it sent one;
+ * `created`, `keyid` and `alg` in the parameters. An answer without a nonce that repeats within
+ * REUSE_SECONDS (same status, method, target and body bytes, same key) gets the signature made for
+ * the first: validating the same codes over and over is the hot path, and signing is its costliest
+ * step.
+ */
+export class AnswerSigner {
+  private readonly remembered = new Map<string, Signed>();
+
+  constructor(
+    private readonly keys: SigningKeys,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /**
+   * The headers for an answer. `path` is the request's path as sent, `query` what followed its
+   * `?` ('' when none), `nonce` the client's (already checked with isValidNonce).
+   */
+  sign(
+    status: number,
+    method: string,
+    path: string,
+    query: string,
+    nonce: string | undefined,
+    body: Buffer,
+  ): AnswerSignature {
+    const created = Math.floor(this.now() / 1000);
+    const { kid, privateKey } = this.keys.current;
+    const key = nonce === undefined ? `${status} ${method} ${path}?${query}` : undefined;
+    const last = key === undefined ? undefined : this.remembered.get(key);
+    const sameBody = last !== undefined && (last.body === body || last.body.equals(body));
+    if (sameBody && created - last.created < REUSE_SECONDS && last.kid === kid) return last;
+
+    const contentDigest = sameBody ? last.contentDigest : contentDigestOf(body);
+    const params =
+      nonce === undefined
+        ? `(${COMPONENTS});created=${created};keyid="${kid}";alg="ed25519"`
+        : `(${COMPONENTS_WITH_NONCE});created=${created};keyid="${kid}";alg="ed25519";nonce="${nonce}"`;
+    let base =
+      `"@status": ${status}\n"content-digest": ${contentDigest}\n"@method";req: ${method}\n` +
+      `"@path";req: ${path}\n"@query";req: ?${query}\n`;
+    if (nonce !== undefined) base += `"${NONCE_HEADER}";req: ${nonce}\n`;
+    base += `"@signature-params": ${params}`;
+    const signature = `${SIGNATURE_LABEL}=:${sign(null, Buffer.from(base), privateKey).toString('base64')}:`;
+    const signed: Signed = {
+      contentDigest,
+      signatureInput: `${SIGNATURE_LABEL}=${params}`,
+      signature,
+      body,
+      created,
+      kid,
+    };
+    if (key !== undefined) {
+      if (this.remembered.size >= REMEMBERED_ANSWERS && !this.remembered.has(key)) this.remembered.clear();
+      this.remembered.set(key, signed);
+    }
+    return signed;
+  }
+}

@@ -107,8 +107,10 @@ export class MarketbobReader {
 
   private async discountRows(where: RawBuilder<unknown>, limit: number): Promise<Changed<DiscountRow>[]> {
     if (!this.hasDiscounts) return [];
+    // The whole row: the follower tells a discount read again by the overlap from the one it wrote
+    // by the row's print, and a discount saved twice in one second differs only in its values.
     const { rows } = await sql<Changed<DiscountRow>>`
-      SELECT d.id, d.item_id, d.updated_at FROM item_discounts d WHERE ${where} LIMIT ${limit}`.execute(this.db);
+      SELECT d.* FROM item_discounts d WHERE ${where} LIMIT ${limit}`.execute(this.db);
     return rows;
   }
 

@@ -15,15 +15,19 @@ async function fetchKey(button) {
   return response.json();
 }
 
-/** The key's Copy button; undefined on a page without a key. */
-const keyButton = () => document.querySelector('button[data-copy]');
+/** The account key's Copy button (the one that can fetch it); null on a page without it. */
+const keyButton = () => document.querySelector('button[data-key-url]');
 
 /** Whether the key is shown on the page (after Show, or a new key). */
 const keyRevealed = () => document.getElementById('api-key')?.dataset.revealed === 'true';
 
-/** The text to copy, as a promise: the revealed key, or the fetched one. */
+/**
+ * The text to copy, as a promise: what the page shows (a webhook's secret or a new named key,
+ * shown once in full; the account key once revealed), else the account key fetched.
+ */
 function keyToCopy(button) {
-  if (keyRevealed()) return Promise.resolve(document.getElementById(button.dataset.copy).textContent.trim());
+  const shown = document.getElementById(button.dataset.copy).textContent.trim();
+  if (button.dataset.keyUrl === undefined || keyRevealed()) return Promise.resolve(shown);
   return fetchKey(button).then((answer) => answer.key);
 }
 

@@ -47,7 +47,7 @@ export interface CounterSlot {
  * instance puts the same request in the same window and the shared counter's key names it. In
  * memory, bounded. With a shared store (Redis, or the primary of `WORKERS`), every count is taken
  * there atomically against its max, so that no two processes can pass it together: failures one
- * at a time (`addNow`), requests in grants of several (`take`), so that a request rarely waits.
+ * at a time (`takeNow`, `addNow`), requests in grants of several (`take`), so that a request rarely waits.
  */
 export class WindowCounter {
   readonly #entries: RecentIds<Entry>;

@@ -1,5 +1,6 @@
 import type { VariantRuntime } from '../variants/variant-runtime.js';
 import { ApiError, type OrRefusal } from './api-error.js';
+import { TooManyRequestsError } from './api-limits.js';
 import type { ApiRequest } from './api-request.js';
 import type { Endpoint, EndpointContext } from './endpoint.js';
 import { after, type MaybePromise } from './maybe-async.js';
@@ -24,7 +25,7 @@ export type AnswerApiRequest = (
  */
 export function createApiAnswerer(context: EndpointContext): AnswerApiRequest {
   const { cache, limits, metrics } = context;
-  const keyRefusals = metrics.limiter('key');
+  const refusals = { client: metrics.limiter('client'), key: metrics.limiter('key') };
   const succeeded = (request: ApiRequest, reply: JsonReply, body: AnswerBody) => {
     limits.answered(request, reply);
     if (body instanceof StatusAnswer) sendJson(reply, body.status, body.body);
@@ -32,10 +33,11 @@ export function createApiAnswerer(context: EndpointContext): AnswerApiRequest {
   };
   const failed = (request: ApiRequest, reply: JsonReply, variant: VariantRuntime, error: unknown) => {
     if (!(error instanceof ApiError)) throw error;
-    if (error.kind === 'tooManyRequests') keyRefusals.refused();
-    // Only a failure that counts waits (for the shared counters): then the error goes out after.
-    return after(limits.failed(request, reply, error), () => {
-      sendError(reply, variant, error.kind, error.detail);
+    // Only a failure that counts waits (for its place in the shared counters): then the answer goes
+    // out after, the failure or, its budget spent meanwhile, the budget's 429.
+    return after(limits.failed(request, reply, error), (answered) => {
+      if (answered instanceof TooManyRequestsError) refusals[answered.limiter].refused();
+      sendError(reply, variant, answered.kind, answered.detail);
     });
   };
   const settled = (request: ApiRequest, reply: JsonReply, variant: VariantRuntime, answer: OrRefusal<AnswerBody>) =>

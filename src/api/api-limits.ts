@@ -15,11 +15,12 @@ export const COUNTED_FAILURES: ReadonlySet<ErrorKind> = new Set([
   'invalidPurchaseCode',
 ]);
 
-/** A 429: its Retry-After, and the budget it found spent. */
+/** A 429: its Retry-After, the budget it found spent, and whose budget that is (the metrics' limiter). */
 export class TooManyRequestsError extends ApiError {
   constructor(
     readonly retryAfter: number,
     readonly state: BudgetState | undefined,
+    readonly limiter: 'client' | 'key' = 'key',
   ) {
     super('tooManyRequests');
   }
@@ -57,10 +58,12 @@ export interface ApiLimits {
   /** Before a 200, or an answer that no budget counts (a body refused, a failure of the service's own): the headers. Never waits. */
   answered(request: ApiRequest, reply: JsonReply): void;
   /**
-   * Before an error answer: counts the failure when its kind counts, then the headers. A promise
-   * only while it waits for Redis's total; else done at once (undefined).
+   * Before an error answer: the headers, and the error to answer. A failure whose kind counts first
+   * takes its place in its budget: when the budget is spent (other failures took the last places
+   * while this one was in flight), the answer is that budget's 429 instead. A promise only while the
+   * take waits for the shared counters; at once when this process counts alone.
    */
-  failed(request: ApiRequest, reply: JsonReply, error: ApiError): MaybePromise<void>;
+  failed(request: ApiRequest, reply: JsonReply, error: ApiError): MaybePromise<ApiError>;
 }
 
 /**
@@ -102,6 +105,13 @@ function admitted(
   if (taken && taken.retryAfter > 0) return new TooManyRequestsError(taken.retryAfter, taken);
   request.limitsState = tighter(tighter(request.limitsState, failures), taken);
   return undefined;
+}
+
+/** A 429's headers: its Retry-After, and the budget it found spent. */
+function refusal(reply: JsonReply, error: TooManyRequestsError): TooManyRequestsError {
+  reply.header('retry-after', error.retryAfter);
+  setRateLimitHeaders(reply, error.state);
+  return error;
 }
 
 export function createApiLimits(limits: Limits, config: LimitsConfig): ApiLimits {
@@ -148,25 +158,22 @@ export function createApiLimits(limits: Limits, config: LimitsConfig): ApiLimits
       setRateLimitHeaders(reply, request.limitsState);
     },
     failed(request, reply, error) {
-      if (error instanceof TooManyRequestsError) {
-        reply.header('retry-after', error.retryAfter);
-        setRateLimitHeaders(reply, error.state);
-        return undefined;
-      }
+      if (error instanceof TooManyRequestsError) return refusal(reply, error);
       if (!error.guess && !COUNTED_FAILURES.has(error.kind)) {
         setRateLimitHeaders(reply, request.limitsState);
-        return undefined;
+        return error;
       }
       const id = request.limitsKeyClient;
-      const counted =
-        id === undefined ? clientFailures.recordFailure(request.limitsClient) : keyClientFailures.recordFailure(id);
-      return after(counted, () => {
-        request.limitsState =
-          id === undefined
-            ? clientFailures.state(request.limitsClient)
-            : // Only this budget moved, and only down: what was shown or this one is now the closest.
-              tighter(request.limitsState, keyClientFailures.state(id));
+      const place =
+        id === undefined ? clientFailures.takeFailure(request.limitsClient) : keyClientFailures.takeFailure(id);
+      return after(place, (taken) => {
+        if (taken !== undefined && taken.retryAfter > 0) {
+          return refusal(reply, new TooManyRequestsError(taken.retryAfter, taken, id === undefined ? 'client' : 'key'));
+        }
+        // Only this budget moved, and only down: what was shown or this one is now the closest.
+        request.limitsState = tighter(request.limitsState, taken);
         setRateLimitHeaders(reply, request.limitsState);
+        return error;
       });
     },
   };

@@ -18,7 +18,8 @@ type HealthAnswer = { type: typeof ANSWER; id: number; health: SourceHealth };
 export function answerSourceHealth(health: () => SourceHealth): void {
   cluster.on('message', (worker, message: HealthRequest) => {
     if (message?.type !== REQUEST) return;
-    worker.send({ type: ANSWER, id: message.id, health: health() } satisfies HealthAnswer);
+    // The callback: a worker gone meanwhile fails the send without ending the primary (see cluster-metrics.ts).
+    worker.send({ type: ANSWER, id: message.id, health: health() } satisfies HealthAnswer, () => undefined);
   });
 }
 

@@ -21,8 +21,11 @@ export function answerCountersForWorkers(store = new LocalCounterStore()): void 
   cluster.on('message', (worker, message: TakeRequest) => {
     if (message?.type !== REQUEST) return;
     const answer = store.take(message.takes, { partial: message.partial });
-    // A worker that has just exited cannot be told: it asked nothing anyone still waits for.
-    if (worker.isConnected()) worker.send({ type: ANSWER, id: message.id, answer } satisfies TakeReply);
+    // A worker that has just exited cannot be told: it asked nothing anyone still waits for. The
+    // callback keeps a send that fails once under way (the worker gone meanwhile) from being an
+    // 'error' event with no listener, which would end the primary.
+    if (worker.isConnected())
+      worker.send({ type: ANSWER, id: message.id, answer } satisfies TakeReply, () => undefined);
   });
 }
 

@@ -29,13 +29,21 @@ export interface FailureBudget {
    * counters), so that every process sees the budget cross. Without them, counted at once: undefined.
    */
   recordFailure(id: string): Promise<void> | undefined;
+  /**
+   * Takes one failure's place in `id`'s budget, before the failure is answered: `retryAfter` 0 and
+   * the state after it when taken; when the budget is spent, nothing is taken and `retryAfter` says
+   * when to come back (the failure is then answered as a refusal). With shared counters, taken
+   * there atomically (waiting for them as a login does), so that exactly `max` are taken across
+   * every process and instance; at once, in memory, without them. Undefined when the budget is off.
+   */
+  takeFailure(id: string): TakenRequest | undefined | Promise<TakenRequest>;
   /** `id`'s count as the shared counters hold it now: this process's own when none are in use. */
   current(id: string): number | Promise<number>;
   /** Undefined when the budget is off. `at`: the time (ms since the epoch) when the caller has read it already. */
   state(id: string, at?: number): BudgetState | undefined;
 }
 
-/** A request budget's answer: `retryAfter` 0 when the request was counted. */
+/** A request budget's take, or a failure's (FailureBudget.takeFailure): `retryAfter` 0 when it was counted. */
 export type TakenRequest = BudgetState & { readonly retryAfter: number };
 
 /**
@@ -143,7 +151,14 @@ export function createLimits({
   machineCounters,
 }: LimitsOptions): Limits {
   const redis: SharedCounters | undefined =
-    redisUrl === undefined ? undefined : createSharedCounters(redisUrl, `${redisKeyPrefix}limits:`, logger);
+    redisUrl === undefined
+      ? undefined
+      : createSharedCounters(
+          redisUrl,
+          `${redisKeyPrefix}limits:`,
+          logger,
+          machineCounters === undefined ? 'process' : 'machine',
+        );
   const shared = routeCounters(redis, machineCounters);
   const counters: WindowCounter[] = [];
   const counterOf = new WeakMap<FailureBudget, { counter: WindowCounter; max: number }>();
@@ -159,16 +174,32 @@ export function createLimits({
   return {
     failureBudget(name, budget) {
       if (budget.max === 0) {
-        return { retryAfter: () => 0, recordFailure: () => undefined, state: () => undefined, current: () => 0 };
+        return {
+          retryAfter: () => 0,
+          recordFailure: () => undefined,
+          takeFailure: () => undefined,
+          state: () => undefined,
+          current: () => 0,
+        };
       }
       const counter = counterFor(name, budget);
       // Most ids have no failure at all: their state is the same object until the second changes.
       let untouched: BudgetState = { limit: budget.max, remaining: budget.max, resetSeconds: 0 };
+      /** A failure's take answered (the count before it): one reading of the clock for both headers. */
+      const taken = (count: number): TakenRequest => {
+        const resetSeconds = seconds(counter.resetMs());
+        if (count >= budget.max) return { limit: budget.max, remaining: 0, resetSeconds, retryAfter: resetSeconds };
+        return { limit: budget.max, remaining: budget.max - count - 1, resetSeconds, retryAfter: 0 };
+      };
       const failures: FailureBudget = {
         retryAfter(id) {
           return counter.count(id) >= budget.max ? seconds(counter.resetMs()) : 0;
         },
         recordFailure: (id) => counter.addNow(id),
+        takeFailure(id) {
+          const count = counter.takeNow(id, budget.max);
+          return count instanceof Promise ? count.then(taken) : taken(count);
+        },
         current: (id) => counter.read(id),
         state(id, at) {
           const time = at ?? counter.now();

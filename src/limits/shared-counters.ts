@@ -78,9 +78,15 @@ const retryDelay = (attempt: number) => Math.min(100 * 2 ** Math.min(attempt - 1
  * Counters in Redis at `url`, their keys under `keyPrefix`. The offline queue is off and every
  * command has a timeout, so a Redis that is down or stuck never holds a request; the client
  * reconnects by itself. Connecting is logged at info, losing Redis once at warn, getting it back once at info;
- * the URL (it may hold a password) is never logged.
+ * the URL (it may hold a password) is never logged. `fallback` says where counts go while Redis is
+ * away: this process's own counters, or the machine's (the primary of `WORKERS` holds them).
  */
-export function createSharedCounters(url: string, keyPrefix: string, logger: LimitsLogger): SharedCounters {
+export function createSharedCounters(
+  url: string,
+  keyPrefix: string,
+  logger: LimitsLogger,
+  fallback: 'process' | 'machine' = 'process',
+): SharedCounters {
   const redis = new Redis(url, {
     keyPrefix,
     enableOfflineQueue: false,
@@ -95,7 +101,11 @@ export function createSharedCounters(url: string, keyPrefix: string, logger: Lim
   const lost = () => {
     if (state === 'down' || closed) return;
     state = 'down';
-    logger.warn('limits: Redis unavailable; counting in this process only until it is back');
+    logger.warn(
+      fallback === 'machine'
+        ? "limits: Redis unavailable; counting across this machine's workers only until it is back"
+        : 'limits: Redis unavailable; counting in this process only until it is back',
+    );
   };
   redis.on('ready', () => {
     logger.info(

@@ -47,7 +47,7 @@ export interface CounterSlot {
  * instance puts the same request in the same window and the shared counter's key names it. In
  * memory, bounded. With a shared store (Redis, or the primary of `WORKERS`), every count is taken
  * there atomically against its max, so that no two processes can pass it together: failures one
- * at a time (`addNow`), requests in grants of several (`take`), so that a request rarely waits.
+ * at a time (`takeNow`, `addNow`), requests in grants of several (`take`), so that a request rarely waits.
  */
 export class WindowCounter {
   readonly #entries: RecentIds<Entry>;
@@ -186,6 +186,33 @@ export class WindowCounter {
       return undefined;
     }
     return this.#addShared(entry);
+  }
+
+  /**
+   * Counts one failure unless `max` are counted already, and answers the count before (`max` or
+   * more: refused, nothing counted). With a shared store, taken there atomically against `max`, so
+   * that no two processes or instances can pass it together: the caller waits for the answer (a
+   * failure is the guessing path: it may wait, a request may not). At once when none is in use.
+   */
+  takeNow(id: string, max: number): number | Promise<number> {
+    const entry = this.#current(id);
+    if (!this.shared?.available) return this.#countHere(entry, max);
+    return this.#takeNowShared(entry, max);
+  }
+
+  #countHere(entry: Entry, max: number): number {
+    const count = countOf(entry);
+    if (count < max) entry.known += 1;
+    return count;
+  }
+
+  async #takeNowShared(entry: Entry, max: number): Promise<number> {
+    // Patient as a login is: one counted elsewhere than the others would not see them.
+    const answer = await this.shared?.take([this.#take(entry, 1, max)], { patient: true }).catch(() => undefined);
+    if (answer === undefined) return this.#countHere(entry, max);
+    const total = answer.totals[0] as number;
+    entry.known = total + entry.granted;
+    return answer.taken ? total - 1 : Math.max(total, max);
   }
 
   async #addShared(entry: Entry): Promise<void> {

@@ -27,9 +27,12 @@ export function aggregateWorkerMetrics(primary?: Registry): () => Promise<string
   };
   cluster.on('message', (worker, message: MetricsRequest) => {
     if (message?.type !== REQUEST) return;
+    // The callback: a worker gone meanwhile fails the send, which must not be an 'error' event with
+    // no listener (it would end the primary).
     clusterMetrics().then(
-      (text) => worker.send({ type: ANSWER, id: message.id, text } satisfies MetricsAnswer),
-      (error: unknown) => worker.send({ type: ANSWER, id: message.id, error: String(error) } satisfies MetricsAnswer),
+      (text) => worker.send({ type: ANSWER, id: message.id, text } satisfies MetricsAnswer, () => undefined),
+      (error: unknown) =>
+        worker.send({ type: ANSWER, id: message.id, error: String(error) } satisfies MetricsAnswer, () => undefined),
     );
   });
   return clusterMetrics;

@@ -18,13 +18,16 @@ import { randomRedisPrefix, TEST_REDIS_URL } from '../helpers/test-redis.js';
  * `WORKERS=2` without Redis (the primary holds the counters), `WORKERS=2` with Redis, and two
  * such instances sharing one Redis. Every request goes on a connection of its own, so that the
  * workers (and the instances) all take their share of each burst, all at once. The workspace's
- * shipped login budgets (5 per account and client, 20 per client), and a request budget of 10.
+ * shipped login budgets (5 per account and client, 20 per client), a request budget of 10, and
+ * failure budgets of 6 per client (no valid key) and 4 per key and client.
  */
 
 const KEY = 'budgets_test_key_0123456789';
 const USERNAME = 'seller';
 const PASSWORD = 'a long enough password';
 const REQUESTS = 10;
+const CLIENT_FAILURES = 6;
+const KEY_CLIENT_FAILURES = 4;
 const DAY = 86_400;
 
 const started: Running[] = [];
@@ -44,7 +47,11 @@ async function preparedDatabase(kind: StoreKind): Promise<{ database: TestDataba
     configPath,
     JSON.stringify({
       trustProxy: ['127.0.0.1'],
-      limits: { keyRequests: { max: REQUESTS, windowSeconds: DAY } },
+      limits: {
+        keyRequests: { max: REQUESTS, windowSeconds: DAY },
+        clientFailures: { max: CLIENT_FAILURES, windowSeconds: DAY },
+        keyClientFailures: { max: KEY_CLIENT_FAILURES, windowSeconds: DAY },
+      },
     }),
   );
   const env = cleanEnv({ ...database.env, MARKETPLACE_CONFIG: configPath, PORT: '0', LOG_LEVEL: 'info' });
@@ -132,6 +139,34 @@ async function requestBurst(ports: readonly number[], client: string, count: num
   return statusCounts(answers);
 }
 
+/** A burst of requests that fail, all at once: unknown keys, or the seller's key with codes that do not exist. */
+function failureBurst(ports: readonly number[], client: string, count: number, kind: 'unknownKey' | 'invalidCode') {
+  return Promise.all(
+    Array.from({ length: count }, (_, n) => {
+      const port = ports[n % ports.length] as number;
+      if (kind === 'unknownKey') {
+        return send(port, client, '/api/account/details', { headers: { 'x-api-key': `unknown_key_${n}_0123456789` } });
+      }
+      return send(port, client, '/api/purchases/validation', {
+        method: 'POST',
+        headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+        body: JSON.stringify({ purchase_code: `GUESS-${n}` }),
+      });
+    }),
+  );
+}
+
+/** Each 429 says when to come back, and shows its budget spent. */
+function expectRefusals(answers: readonly HttpAnswer[]): void {
+  for (const { status, headers } of answers.filter((answer) => answer.status === 429)) {
+    expect([status, headers['ratelimit-remaining'], headers['retry-after']]).toEqual([
+      429,
+      '0',
+      headers['ratelimit-reset'],
+    ]);
+  }
+}
+
 function statusCounts(answers: readonly HttpAnswer[]): Record<number, number> {
   const counts: Record<number, number> = {};
   for (const { status } of answers) counts[status] = (counts[status] ?? 0) + 1;
@@ -154,6 +189,26 @@ function budgetCases(ports: () => readonly number[]) {
     expect(await requestBurst(ports(), '198.51.100.3', 40)).toEqual({ 200: REQUESTS, 429: 40 - REQUESTS });
     // Another client of the same key has a budget of its own.
     expect(await requestBurst(ports(), '198.51.100.4', 4)).toEqual({ 200: 4 });
+  });
+
+  it(`a burst of 30 unknown keys from one client: exactly ${CLIENT_FAILURES} are answered 401, the rest 429`, async () => {
+    const answers = await failureBurst(ports(), '198.51.100.5', 30, 'unknownKey');
+    expect(statusCounts(answers)).toEqual({ 401: CLIENT_FAILURES, 429: 30 - CLIENT_FAILURES });
+    // Each 401 took a place of its own: the remaining budgets it shows are all different.
+    const remaining = answers
+      .filter(({ status }) => status === 401)
+      .map(({ headers }) => headers['ratelimit-remaining']);
+    expect(remaining.sort()).toEqual(['0', '1', '2', '3', '4', '5']);
+    expectRefusals(answers);
+  });
+
+  it(`a burst of 30 invalid codes with one key from one client: exactly ${KEY_CLIENT_FAILURES} are answered 404`, async () => {
+    const answers = await failureBurst(ports(), '198.51.100.6', 30, 'invalidCode');
+    // The request budget lets 10 in; of those, the failure budget lets 4 be answered as failures.
+    expect(statusCounts(answers)).toEqual({ 404: KEY_CLIENT_FAILURES, 429: 30 - KEY_CLIENT_FAILURES });
+    expectRefusals(answers);
+    // The key's other clients are not refused.
+    expect(await requestBurst(ports(), '198.51.100.7', 2)).toEqual({ 200: 2 });
   });
 }
 

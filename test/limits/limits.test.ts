@@ -53,6 +53,19 @@ describe('limits in one process', () => {
     expect(budget.take('k')).toEqual({ limit: 2, remaining: 1, resetSeconds: 10, retryAfter: 0 });
   });
 
+  it('a failure takes its place at once, in memory; past the max it is refused and nothing is counted', () => {
+    const time = clock();
+    limits = createLimits({ logger: silent, now: time.now });
+    const budget = limits.failureBudget('guesses', { max: 2, windowSeconds: 60 });
+    time.advance(15_000);
+    expect(budget.takeFailure('a')).toEqual({ limit: 2, remaining: 1, resetSeconds: 45, retryAfter: 0 });
+    expect(budget.takeFailure('a')).toEqual({ limit: 2, remaining: 0, resetSeconds: 45, retryAfter: 0 });
+    expect(budget.takeFailure('a')).toEqual({ limit: 2, remaining: 0, resetSeconds: 45, retryAfter: 45 });
+    expect(budget.state('a')).toEqual({ limit: 2, remaining: 0, resetSeconds: 45 });
+    expect(budget.takeFailure('b')).toEqual({ limit: 2, remaining: 1, resetSeconds: 45, retryAfter: 0 });
+    expect(limits.failureBudget('off', { max: 0, windowSeconds: 60 }).takeFailure('a')).toBeUndefined();
+  });
+
   it('max 0 turns a budget off', async () => {
     limits = createLimits({ logger: silent });
     const failures = limits.failureBudget('off', { max: 0, windowSeconds: 60 });

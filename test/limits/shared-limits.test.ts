@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
+import { LocalCounterStore } from '../../src/limits/counter-store.js';
 import { createLimits, type Limits, type TakenRequest } from '../../src/limits/limits.js';
 import { recordingLogger } from '../helpers/log-lines.js';
 import { freePort, type OwnRedis, randomRedisPrefix, startOwnRedis, TEST_REDIS_URL } from '../helpers/test-redis.js';
@@ -8,6 +9,8 @@ import { freePort, type OwnRedis, randomRedisPrefix, startOwnRedis, TEST_REDIS_U
 const CONNECTED = /^info limits: (counters shared through Redis|Redis is back; counters are shared again)$/;
 const LOST = /^warn limits: Redis unavailable; counting in this process only until it is back$/;
 const BACK = /^info limits: Redis is back; counters are shared again$/;
+const LOST_TO_MACHINE =
+  /^warn limits: Redis unavailable; counting across this machine's workers only until it is back$/;
 
 describe.runIf(TEST_REDIS_URL !== undefined)('limits shared through Redis', () => {
   const opened: Limits[] = [];
@@ -44,6 +47,23 @@ describe.runIf(TEST_REDIS_URL !== undefined)('limits shared through Redis', () =
     await onA.recordFailure('client');
     expect(onA.retryAfter('client')).toBeGreaterThan(0);
     expect(onA.retryAfter('another')).toBe(0);
+  });
+
+  it('two instances taking failures at once: exactly the budget is taken, the rest refused', async () => {
+    const prefix = randomRedisPrefix();
+    const a = await connected(TEST_REDIS_URL as string, prefix);
+    const b = await connected(TEST_REDIS_URL as string, prefix);
+    const onA = a.limits.failureBudget('guesses', { max: 5, windowSeconds: 86_400 });
+    const onB = b.limits.failureBudget('guesses', { max: 5, windowSeconds: 86_400 });
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, n) => (n % 2 === 0 ? onA : onB).takeFailure('client')),
+    );
+    const taken = answers.filter((answer) => answer?.retryAfter === 0);
+    // Each taken place saw the total with it: the remaining shown are all different.
+    expect(taken.map((answer) => answer?.remaining).sort()).toEqual([0, 1, 2, 3, 4]);
+    expect(answers.filter((answer) => (answer?.retryAfter ?? 0) > 0 && answer?.remaining === 0)).toHaveLength(15);
+    // Both know the budget is spent: the next request is refused at admission.
+    expect([onA.retryAfter('client') > 0, onB.retryAfter('client') > 0]).toEqual([true, true]);
   });
 
   it('two instances taking requests at once never pass the budget together', async () => {
@@ -125,5 +145,28 @@ describe.runIf(TEST_REDIS_URL !== undefined)('limits shared through Redis', () =
     expect(count(LOST)).toBe(lostBefore + 1);
     expect(count(BACK)).toBe(backBefore + 1);
     expect(logger.lines.join('\n')).not.toContain(String(port));
+  });
+
+  it("a worker, whose machine's counters the primary holds, says it counts across the machine's workers", async () => {
+    const port = await freePort();
+    own = await startOwnRedis(port);
+    const logger = recordingLogger();
+    const machine = new LocalCounterStore();
+    const limits = createLimits({
+      redisUrl: own.url,
+      redisKeyPrefix: randomRedisPrefix(),
+      logger,
+      machineCounters: { available: true, take: async (takes, options) => machine.take(takes, options), close() {} },
+    });
+    opened.push(limits);
+    await logger.waitFor(CONNECTED);
+    await own.kill();
+    await logger.waitFor(LOST_TO_MACHINE);
+    expect(logger.lines.filter((line) => LOST.test(line))).toEqual([]);
+    // Counted in the machine's counters meanwhile.
+    const failures = limits.failureBudget('guesses', { max: 1, windowSeconds: 86_400 });
+    expect((await failures.takeFailure('client'))?.retryAfter).toBe(0);
+    expect((await failures.takeFailure('client'))?.retryAfter).toBeGreaterThan(0);
+    expect(machine.size).toBe(1);
   });
 });

@@ -1,11 +1,14 @@
 import { request } from 'node:http';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { answerTo } from '../helpers/http-answer.js';
 import { cleanEnv, type Running, startNode } from '../helpers/processes.js';
 import { createTestDatabase, seedAccount, type TestDatabase } from '../helpers/test-database.js';
 
 const KEY = 'metrics_workers_key_0123456789';
 const TOKEN = 'admin-token-0123456789abcdef';
+/** How long the start may take on a loaded machine; the test waits longer (see workers.test.ts). */
+const START_MS = 100_000;
+vi.setConfig({ testTimeout: 180_000 });
 const started: Running[] = [];
 const databases: TestDatabase[] = [];
 
@@ -33,6 +36,7 @@ describe('metrics with WORKERS=2', () => {
     databases.push(database);
     await seedAccount(database, KEY);
     const server = startNode('src/main.ts', [], {
+      built: true,
       cwd: database.dir,
       env: cleanEnv({
         ...database.env,
@@ -44,9 +48,9 @@ describe('metrics with WORKERS=2', () => {
       }),
     });
     started.push(server);
-    const [metricsLine] = await server.waitFor(/^.*"msg":"metrics listening".*$/m, 60_000);
+    const [metricsLine] = await server.waitFor(/^.*"msg":"metrics listening".*$/m, START_MS);
     const metricsPort = (JSON.parse(metricsLine) as { port: number }).port;
-    const [listening] = await server.waitFor(/^.*"msg":"all workers listening".*$/m, 60_000);
+    const [listening] = await server.waitFor(/^.*"msg":"all workers listening".*$/m, START_MS);
     const port = (JSON.parse(listening) as { port: number }).port;
 
     for (let n = 0; n < 11; n++)

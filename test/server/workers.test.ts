@@ -3,12 +3,19 @@ import { mkdtempSync } from 'node:fs';
 import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { answerTo, type HttpAnswer } from '../helpers/http-answer.js';
 import { cleanEnv, type Running, startNode } from '../helpers/processes.js';
 import { createTestDatabase, seedAccount, TEST_STORES, type TestDatabase } from '../helpers/test-database.js';
 
 const KEY = 'workers_test_key_0123456789';
+/**
+ * How long the start may take on a loaded machine; a test waits longer, so that a slow start fails
+ * on its own message, not on the test's timeout. From dist/, as `npm start` runs it: three processes
+ * compiling the sources through tsx were slower still.
+ */
+const START_MS = 100_000;
+vi.setConfig({ testTimeout: 180_000 });
 const started: Running[] = [];
 const databases: TestDatabase[] = [];
 
@@ -27,7 +34,7 @@ const count = (text: string, pattern: RegExp) => text.match(new RegExp(pattern, 
 
 /** The port the primary reports once every worker listens. */
 async function portOf(server: Running): Promise<number> {
-  const [line] = await server.waitFor(/^.*"msg":"all workers listening".*$/m, 60_000);
+  const [line] = await server.waitFor(/^.*"msg":"all workers listening".*$/m, START_MS);
   return (JSON.parse(line) as { port: number }).port;
 }
 
@@ -38,6 +45,7 @@ describe.each(TEST_STORES)('WORKERS=2 (%s)', (kind) => {
     await seedAccount(database, KEY);
 
     const server = startNode('src/main.ts', [], {
+      built: true,
       cwd: database.dir,
       env: cleanEnv({ ...database.env, WORKERS: '2', PORT: '0', LOG_LEVEL: 'debug' }),
     });
@@ -77,6 +85,7 @@ describe('WORKERS=2 when a worker dies', () => {
     const database = await createTestDatabase('sqlite');
     databases.push(database);
     const server = startNode('src/main.ts', [], {
+      built: true,
       cwd: database.dir,
       env: cleanEnv({ ...database.env, WORKERS: '2', PORT: '0', LOG_LEVEL: 'info' }),
     });

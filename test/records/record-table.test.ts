@@ -100,6 +100,7 @@ describe('the record tables', () => {
       'api_key',
       'registered_at',
       'password_hash',
+      'api_keys',
       'profile',
       'marketbob',
     ]);

@@ -6,11 +6,12 @@ import { ALL_LINES, KEYS } from '../api/fixtures.js';
 import { PHP_PATH } from '../global-setup.js';
 import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
 
-/** docs/api.md's PHP functions, exactly as published (the block that opens with `<?php`). */
+/** docs/api.md's PHP functions, exactly as published (the block of section 8 that opens with `<?php`). */
 function publishedPhp(): string {
   const docs = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
-  const block = /```php\n(<\?php\n[\s\S]*?)```/.exec(docs);
-  if (!block) throw new Error('docs/api.md has no PHP block opening with <?php');
+  const section = docs.slice(docs.indexOf('## 8. Signed answers'));
+  const block = /```php\n(<\?php\n[\s\S]*?)```/.exec(section);
+  if (!block) throw new Error("docs/api.md's section 8 has no PHP block opening with <?php");
   return block[1] as string;
 }
 

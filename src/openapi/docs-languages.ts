@@ -218,8 +218,8 @@ const pt: DocsLanguage = {
     'The body cannot be parsed': 'O corpo não pode ser lido',
     'The key is unknown or revoked, or its account is suspended':
       'A chave é desconhecida ou foi revogada, ou a sua conta está suspensa',
-    'The key is a validate key, which may call only purchase validation and activations':
-      'A chave é uma chave validate, que só pode chamar a validação de compras e as ativações',
+    'The key is a validate key, which may call only purchase validation, activations and license tokens':
+      'A chave é uma chave validate, que só pode chamar a validação de compras, as ativações e os tokens de licença',
     'The account has no approved item': 'A conta não tem nenhum item aprovado',
     "No approved item of the key's account has this id": 'Nenhum item aprovado da conta da chave tem este id',
     'The purchase code is not valid for this account': 'O código de compra não é válido para esta conta',

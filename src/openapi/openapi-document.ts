@@ -40,7 +40,7 @@ const CASES: Readonly<Record<ErrorKind, string>> = {
   badParameter: 'A parameter is missing, blank, malformed, or sent twice with different values',
   malformedRequest: 'The body cannot be parsed',
   invalidRequest: 'The key is unknown or revoked, or its account is suspended',
-  keyScope: 'The key is a validate key, which may call only purchase validation and activations',
+  keyScope: 'The key is a validate key, which may call only purchase validation, activations and license tokens',
   noItems: 'The account has no approved item',
   itemNotFound: "No approved item of the key's account has this id",
   invalidPurchaseCode: 'The purchase code is not valid for this account',

@@ -31,14 +31,14 @@ export interface AnswerSignature {
 
 /** What an answer's signature was made over, kept to sign the same answer again in the same second. */
 interface Signed extends AnswerSignature {
-  readonly body: Buffer;
   readonly created: number;
   readonly kid: string;
 }
 
 /**
- * How many distinct answers (status, method, target) a signer remembers its last signature of: the
- * hot path's working set (sellers' software asks about the same codes again and again) fits.
+ * How many distinct answers (status, method, target, body digest) a signer remembers its last
+ * signature of: the hot path's working set (sellers' software asks about the same codes again and
+ * again) fits. The body is remembered by its digest only.
  */
 const REMEMBERED_ANSWERS = 32_768;
 
@@ -83,12 +83,12 @@ export class AnswerSigner {
   ): AnswerSignature {
     const created = Math.floor(this.now() / 1000);
     const { kid, privateKey } = this.keys.current;
-    const key = nonce === undefined ? `${status} ${method} ${path}?${query}` : undefined;
+    // A validation's code is in its body, not its target: the body's digest is part of the key.
+    const contentDigest = contentDigestOf(body);
+    const key = nonce === undefined ? `${status} ${method} ${path}?${query} ${contentDigest}` : undefined;
     const last = key === undefined ? undefined : this.remembered.get(key);
-    const sameBody = last !== undefined && (last.body === body || last.body.equals(body));
-    if (sameBody && created - last.created < REUSE_SECONDS && last.kid === kid) return last;
+    if (last !== undefined && created - last.created < REUSE_SECONDS && last.kid === kid) return last;
 
-    const contentDigest = sameBody ? last.contentDigest : contentDigestOf(body);
     const params =
       nonce === undefined
         ? `(${COMPONENTS});created=${created};keyid="${kid}";alg="ed25519"`
@@ -103,7 +103,6 @@ export class AnswerSigner {
       contentDigest,
       signatureInput: `${SIGNATURE_LABEL}=${params}`,
       signature,
-      body,
       created,
       kid,
     };

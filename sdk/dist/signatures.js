@@ -5,20 +5,13 @@
  * deployment's, published at `{base}/.well-known/jwks.json`. Web Crypto only, so it runs wherever
  * the client does.
  */
+import { subtle } from './web-crypto.js';
 /** An answer or a token that must not be believed: say why. */
 export class SignatureVerificationError extends Error {
     constructor(message) {
         super(message);
         this.name = 'SignatureVerificationError';
     }
-}
-async function subtle() {
-    const global = globalThis.crypto?.subtle;
-    if (global)
-        return global;
-    // Node 18 has Web Crypto, though not as a global.
-    const specifier = 'node:crypto';
-    return (await import(specifier)).webcrypto.subtle;
 }
 const base64 = globalThis;
 const { TextEncoder: Encoder, TextDecoder: Decoder } = globalThis;

@@ -1,3 +1,4 @@
+import { subtle } from './web-crypto.js';
 /**
  * Checks a webhook the marketplace sent, by the Standard Webhooks scheme
  * (https://www.standardwebhooks.com): the `webhook-signature` header holds one or more
@@ -10,14 +11,6 @@ export class WebhookVerificationError extends Error {
         super(message);
         this.name = 'WebhookVerificationError';
     }
-}
-async function subtle() {
-    const global = globalThis.crypto?.subtle;
-    if (global)
-        return global;
-    // Node 18 has Web Crypto, though not as a global.
-    const specifier = 'node:crypto';
-    return (await import(specifier)).webcrypto.subtle;
 }
 const base64 = globalThis;
 function fromBase64(text) {

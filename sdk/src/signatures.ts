@@ -6,6 +6,8 @@
  * the client does.
  */
 
+import { subtle } from './web-crypto.js';
+
 /** An answer or a token that must not be believed: say why. */
 export class SignatureVerificationError extends Error {
   constructor(message: string) {
@@ -73,20 +75,6 @@ export interface VerifyLicenseOptions {
   readonly instance?: string;
   /** Now, in ms since the epoch (tests). */
   readonly now?: number;
-}
-
-interface Subtle {
-  importKey(format: 'jwk', key: object, algorithm: object, extractable: boolean, usages: string[]): Promise<unknown>;
-  verify(algorithm: object, key: unknown, signature: Uint8Array, data: Uint8Array): Promise<boolean>;
-  digest(algorithm: string, data: Uint8Array): Promise<ArrayBuffer>;
-}
-
-async function subtle(): Promise<Subtle> {
-  const global = (globalThis as { crypto?: { subtle?: Subtle } }).crypto?.subtle;
-  if (global) return global;
-  // Node 18 has Web Crypto, though not as a global.
-  const specifier = 'node:crypto';
-  return ((await import(specifier)) as { webcrypto: { subtle: Subtle } }).webcrypto.subtle;
 }
 
 const base64 = globalThis as unknown as { atob(text: string): string; btoa(text: string): string };

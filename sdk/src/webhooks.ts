@@ -1,4 +1,5 @@
 import type { WebhookEvent } from './contract.js';
+import { subtle } from './web-crypto.js';
 
 /**
  * Checks a webhook the marketplace sent, by the Standard Webhooks scheme
@@ -25,25 +26,6 @@ export interface VerifyWebhookOptions {
   readonly toleranceSeconds?: number;
   /** Now, in ms since the epoch (tests). */
   readonly now?: number;
-}
-
-interface Subtle {
-  importKey(
-    format: 'raw',
-    key: Uint8Array,
-    algorithm: object,
-    extractable: boolean,
-    usages: string[],
-  ): Promise<unknown>;
-  sign(algorithm: string, key: unknown, data: Uint8Array): Promise<ArrayBuffer>;
-}
-
-async function subtle(): Promise<Subtle> {
-  const global = (globalThis as { crypto?: { subtle?: Subtle } }).crypto?.subtle;
-  if (global) return global;
-  // Node 18 has Web Crypto, though not as a global.
-  const specifier = 'node:crypto';
-  return ((await import(specifier)) as { webcrypto: { subtle: Subtle } }).webcrypto.subtle;
 }
 
 const base64 = globalThis as unknown as { atob(text: string): string; btoa(text: string): string };

@@ -6,43 +6,11 @@
  * deployment's, published at `{base}/.well-known/jwks.json`. Web Crypto only, so it runs wherever
  * the client does.
  */
-var __createBinding = (this && this.__createBinding) || (Object.create ? (function(o, m, k, k2) {
-    if (k2 === undefined) k2 = k;
-    var desc = Object.getOwnPropertyDescriptor(m, k);
-    if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
-      desc = { enumerable: true, get: function() { return m[k]; } };
-    }
-    Object.defineProperty(o, k2, desc);
-}) : (function(o, m, k, k2) {
-    if (k2 === undefined) k2 = k;
-    o[k2] = m[k];
-}));
-var __setModuleDefault = (this && this.__setModuleDefault) || (Object.create ? (function(o, v) {
-    Object.defineProperty(o, "default", { enumerable: true, value: v });
-}) : function(o, v) {
-    o["default"] = v;
-});
-var __importStar = (this && this.__importStar) || (function () {
-    var ownKeys = function(o) {
-        ownKeys = Object.getOwnPropertyNames || function (o) {
-            var ar = [];
-            for (var k in o) if (Object.prototype.hasOwnProperty.call(o, k)) ar[ar.length] = k;
-            return ar;
-        };
-        return ownKeys(o);
-    };
-    return function (mod) {
-        if (mod && mod.__esModule) return mod;
-        var result = {};
-        if (mod != null) for (var k = ownKeys(mod), i = 0; i < k.length; i++) if (k[i] !== "default") __createBinding(result, mod, k[i]);
-        __setModuleDefault(result, mod);
-        return result;
-    };
-})();
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.SignatureVerificationError = void 0;
 exports.verifyAnswer = verifyAnswer;
 exports.verifyLicense = verifyLicense;
+const web_crypto_js_1 = require("./web-crypto.js");
 /** An answer or a token that must not be believed: say why. */
 class SignatureVerificationError extends Error {
     constructor(message) {
@@ -51,14 +19,6 @@ class SignatureVerificationError extends Error {
     }
 }
 exports.SignatureVerificationError = SignatureVerificationError;
-async function subtle() {
-    const global = globalThis.crypto?.subtle;
-    if (global)
-        return global;
-    // Node 18 has Web Crypto, though not as a global.
-    const specifier = 'node:crypto';
-    return (await Promise.resolve(`${specifier}`).then(s => __importStar(require(s)))).webcrypto.subtle;
-}
 const base64 = globalThis;
 const { TextEncoder: Encoder, TextDecoder: Decoder } = globalThis;
 const encoder = new Encoder();
@@ -94,7 +54,7 @@ async function publicKey(keys, kid) {
         throw new SignatureVerificationError(`no trusted key has the id ${JSON.stringify(kid)}`);
     if (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519')
         throw new SignatureVerificationError('the key is not Ed25519');
-    const crypto = await subtle();
+    const crypto = await (0, web_crypto_js_1.subtle)();
     return crypto.importKey('jwk', { kty: 'OKP', crv: 'Ed25519', x: jwk.x }, { name: 'Ed25519' }, false, ['verify']);
 }
 /** The components an answer's signature must cover, whatever else it covers. */
@@ -112,7 +72,7 @@ async function verifyAnswer(input) {
     if (!digest || !signatureInput || !signatureHeader) {
         throw new SignatureVerificationError('the answer is not signed (no Content-Digest, Signature-Input or Signature)');
     }
-    const crypto = await subtle();
+    const crypto = await (0, web_crypto_js_1.subtle)();
     const bytes = typeof input.body === 'string' ? encoder.encode(input.body) : input.body;
     const expectedDigest = `sha-256=:${toBase64(await crypto.digest('SHA-256', bytes))}:`;
     if (digest !== expectedDigest)
@@ -191,7 +151,7 @@ async function verifyLicense(token, options) {
     if (protectedHeader.alg !== 'EdDSA')
         throw new SignatureVerificationError('the token is not EdDSA');
     const key = await publicKey(options.keys, protectedHeader.kid);
-    const crypto = await subtle();
+    const crypto = await (0, web_crypto_js_1.subtle)();
     const ok = await crypto.verify({ name: 'Ed25519' }, key, fromBase64url(signature), encoder.encode(`${head}.${body}`));
     if (!ok)
         throw new SignatureVerificationError('the token signature does not verify');

@@ -1,40 +1,8 @@
 "use strict";
-var __createBinding = (this && this.__createBinding) || (Object.create ? (function(o, m, k, k2) {
-    if (k2 === undefined) k2 = k;
-    var desc = Object.getOwnPropertyDescriptor(m, k);
-    if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
-      desc = { enumerable: true, get: function() { return m[k]; } };
-    }
-    Object.defineProperty(o, k2, desc);
-}) : (function(o, m, k, k2) {
-    if (k2 === undefined) k2 = k;
-    o[k2] = m[k];
-}));
-var __setModuleDefault = (this && this.__setModuleDefault) || (Object.create ? (function(o, v) {
-    Object.defineProperty(o, "default", { enumerable: true, value: v });
-}) : function(o, v) {
-    o["default"] = v;
-});
-var __importStar = (this && this.__importStar) || (function () {
-    var ownKeys = function(o) {
-        ownKeys = Object.getOwnPropertyNames || function (o) {
-            var ar = [];
-            for (var k in o) if (Object.prototype.hasOwnProperty.call(o, k)) ar[ar.length] = k;
-            return ar;
-        };
-        return ownKeys(o);
-    };
-    return function (mod) {
-        if (mod && mod.__esModule) return mod;
-        var result = {};
-        if (mod != null) for (var k = ownKeys(mod), i = 0; i < k.length; i++) if (k[i] !== "default") __createBinding(result, mod, k[i]);
-        __setModuleDefault(result, mod);
-        return result;
-    };
-})();
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.WebhookVerificationError = void 0;
 exports.verifyWebhook = verifyWebhook;
+const web_crypto_js_1 = require("./web-crypto.js");
 /**
  * Checks a webhook the marketplace sent, by the Standard Webhooks scheme
  * (https://www.standardwebhooks.com): the `webhook-signature` header holds one or more
@@ -49,14 +17,6 @@ class WebhookVerificationError extends Error {
     }
 }
 exports.WebhookVerificationError = WebhookVerificationError;
-async function subtle() {
-    const global = globalThis.crypto?.subtle;
-    if (global)
-        return global;
-    // Node 18 has Web Crypto, though not as a global.
-    const specifier = 'node:crypto';
-    return (await Promise.resolve(`${specifier}`).then(s => __importStar(require(s)))).webcrypto.subtle;
-}
 const base64 = globalThis;
 function fromBase64(text) {
     const binary = base64.atob(text);
@@ -116,7 +76,7 @@ async function verifyWebhook(body, headers, secret, options = {}) {
         .map((entry) => entry.split(','))
         .filter(([version, value]) => version === 'v1' && value !== undefined)
         .map(([, value]) => value);
-    const crypto = await subtle();
+    const crypto = await (0, web_crypto_js_1.subtle)();
     for (const candidate of typeof secret === 'string' ? [secret] : secret) {
         const raw = candidate.startsWith('whsec_') ? candidate.slice('whsec_'.length) : candidate;
         const key = await crypto.importKey('raw', fromBase64(raw), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);

@@ -83,7 +83,10 @@ const rowKeyOf = (delta: ActivityDelta) => ({ account: delta.account, code_key: 
 const dayKey = (day: { account: string; code_key: string; day: string }) =>
   `${day.account}\n${day.code_key}\n${day.day}`;
 
-/** The activity queries, written once for both dialects. */
+/**
+ * The activity queries: the reads written once for both dialects; the batched writes PostgreSQL's
+ * (SQLite's activity file writes row by row through {@link ActivityRowAccess}).
+ */
 export class ActivityTables {
   constructor(
     private readonly db: Kysely<ActivityDatabase>,
@@ -126,39 +129,45 @@ export class ActivityTables {
     });
   }
 
-  /** Adds the deltas' counts to their stored days in one statement: the keys of the days that were stored. */
+  /**
+   * Adds the deltas' counts to their stored days in one statement: the keys of the days that were
+   * stored. The keys arrive as parallel arrays joined through `unnest`, which PostgreSQL plans as
+   * one primary-key probe per delta; a list of row tuples (or a VALUES list) of the same size was
+   * planned as a scan of the whole table once it held millions of days.
+   */
   private async addCounts(db: Kysely<ActivityDatabase>, deltas: readonly ActivityDelta[]): Promise<Set<string>> {
     if (deltas.length === 0) return new Set();
-    const values = sql.join(
-      deltas.map(
-        (delta) =>
-          sql`(${delta.account}, ${delta.codeKey}, ${delta.day}, ${delta.validations}::bigint, ${delta.firstSeen}::bigint, ${delta.lastSeen}::bigint)`,
-      ),
-    );
     const { rows } = await sql<{ account: string; code_key: string; day: string }>`
       UPDATE purchase_activity AS stored
       SET validations = stored.validations + delta.validations,
           first_seen = least(stored.first_seen, delta.first_seen),
           last_seen = greatest(stored.last_seen, delta.last_seen)
-      FROM (VALUES ${values}) AS delta (account, code_key, day, validations, first_seen, last_seen)
+      FROM unnest(
+        ${deltas.map((delta) => delta.account)}::text[],
+        ${deltas.map((delta) => delta.codeKey)}::text[],
+        ${deltas.map((delta) => delta.day)}::text[],
+        ${deltas.map((delta) => delta.validations)}::bigint[],
+        ${deltas.map((delta) => delta.firstSeen)}::bigint[],
+        ${deltas.map((delta) => delta.lastSeen)}::bigint[]
+      ) AS delta (account, code_key, day, validations, first_seen, last_seen)
       WHERE stored.account = delta.account AND stored.code_key = delta.code_key AND stored.day = delta.day
       RETURNING stored.account, stored.code_key, stored.day`.execute(db);
     return new Set(rows.map(dayKey));
   }
 
-  /** Reads the deltas' stored days, and writes each back with its delta added (or new). */
+  /** Reads the deltas' stored days (joined as `addCounts` joins them), and writes each back with its delta added (or new). */
   private async writeWhole(db: Kysely<ActivityDatabase>, deltas: readonly ActivityDelta[]): Promise<void> {
-    const stored = await db
-      .selectFrom('purchase_activity')
-      .selectAll()
-      .where((eb) =>
-        eb(
-          eb.refTuple('account', 'code_key', 'day'),
-          'in',
-          deltas.map((delta) => eb.tuple(delta.account, delta.codeKey, delta.day)),
-        ),
-      )
-      .execute();
+    const { rows: stored } = await sql<PurchaseActivityRow>`
+      SELECT stored.*
+      FROM unnest(
+        ${deltas.map((delta) => delta.account)}::text[],
+        ${deltas.map((delta) => delta.codeKey)}::text[],
+        ${deltas.map((delta) => delta.day)}::text[]
+      ) AS wanted (account, code_key, day)
+      JOIN purchase_activity AS stored
+        ON stored.account = wanted.account AND stored.code_key = wanted.code_key AND stored.day = wanted.day`.execute(
+      db,
+    );
     const byKey = new Map(stored.map((row) => [dayKey(row), row]));
     await db
       .insertInto('purchase_activity')

@@ -70,6 +70,9 @@ const byRank = (a: TopCode, b: TopCode) =>
   b.validations - a.validations ||
   (a.codeKey < b.codeKey ? -1 : a.codeKey > b.codeKey ? 1 : 0);
 
+/** Waits between two reads of a long report (see report-pace.ts); resolves at once when unpaced. */
+export type ReportPace = () => Promise<void>;
+
 /**
  * The `limit` codes of `account` seen from the most distinct networks in the last `days` days,
  * most first (then most validations). A code's networks over several days are the union of its
@@ -84,6 +87,7 @@ export async function topCodes(
   days: number,
   limit: number,
   now = Date.now(),
+  pace?: ReportPace,
 ): Promise<TopCode[]> {
   const since = windowStart(now, days);
   const candidates = (await store.activitySummaries(account, since)).sort((a, b) => b.networkDays - a.networkDays);
@@ -115,6 +119,7 @@ export async function topCodes(
     }
     top.sort(byRank);
     top.length = Math.min(top.length, limit);
+    if (pace !== undefined && next < candidates.length) await pace();
   }
   return top;
 }

@@ -5,8 +5,13 @@ import { type CodeActivity, codeActivity, type TopCode, topCodes } from './activ
 import { ReportCache } from './report-cache.js';
 import { createReportThread, type ReportThread } from './report-thread.js';
 
-/** How long a made report is given again to the same question (seller, window, limit or code). */
+/** How long a made report is given again to the same question (seller, window, limit or code), at least. */
 export const REPORT_REUSE_MS = 2_000;
+/**
+ * A report is given again for at least this many times as long as it took to make: asked in a
+ * loop, a report over a long history keeps the thread at work at most 1/11 of the time.
+ */
+export const REPORT_COST_FACTOR = 10;
 /** Reports kept at most (each up to 100 codes or 30 days). */
 const MAX_KEPT_REPORTS = 1_000;
 /** Reports waiting for the thread at most, in all and per seller. */
@@ -45,7 +50,12 @@ export interface ActivityReportsOptions {
 export function createActivityReports(options: ActivityReportsOptions): ActivityReports {
   const { location, store } = options;
   const now = options.now ?? Date.now;
-  const cache = new ReportCache({ reuseMs: options.reuseMs ?? REPORT_REUSE_MS, maxEntries: MAX_KEPT_REPORTS, now });
+  const cache = new ReportCache({
+    reuseMs: options.reuseMs ?? REPORT_REUSE_MS,
+    costFactor: REPORT_COST_FACTOR,
+    maxEntries: MAX_KEPT_REPORTS,
+    now,
+  });
   const thread: ReportThread | undefined =
     location === undefined || (location.kind === 'sqlite' && location.path === ':memory:')
       ? undefined

@@ -1,11 +1,18 @@
 /**
  * Reports kept for a short time and shared while they are made: identical questions asked at
- * once wait for one computation, and its answer is given again for `reuseMs` after it is made,
- * unless the seller's counts were written since it started (see `wrote`).
+ * once wait for one computation, and its answer is given again for `reuseMs` after it is made (or
+ * `costFactor` times as long as it took to make, when that is longer), unless the seller's counts
+ * were written since it started (see `wrote`).
  */
 export interface ReportCacheOptions {
-  /** How long a made report is given again. */
+  /** How long a made report is given again, at least. */
   readonly reuseMs: number;
+  /**
+   * A report is given again for at least this many times as long as it took to make: a question
+   * asked in a loop then keeps the report thread busy for at most 1 / (1 + costFactor) of the time,
+   * however long the seller's history makes it. Undefined: `reuseMs` alone.
+   */
+  readonly costFactor?: number;
   /** Reports kept at most; past it, the oldest made ones are let go. */
   readonly maxEntries: number;
   readonly now?: () => number;
@@ -18,6 +25,8 @@ interface Entry {
   readonly report: Promise<unknown>;
   /** When the report was made; undefined while it is being made. */
   madeAt: number | undefined;
+  /** How long it is given again once made. */
+  reuseMs: number;
 }
 
 /** Accounts whose last write is remembered, at most: past it, everything is forgotten (every report then stale). */
@@ -40,11 +49,20 @@ export class ReportCache {
     if (found !== undefined && this.fresh(found)) return found.report as Promise<T>;
     if (found !== undefined) this.entries.delete(key);
     this.makeRoom();
-    const entry: Entry = { account, startedAfter: this.writes, report: make(), madeAt: undefined };
+    const startedAt = this.now();
+    const entry: Entry = {
+      account,
+      startedAfter: this.writes,
+      report: make(),
+      madeAt: undefined,
+      reuseMs: this.options.reuseMs,
+    };
     this.entries.set(key, entry);
     entry.report.then(
       () => {
         entry.madeAt = this.now();
+        const took = entry.madeAt - startedAt;
+        entry.reuseMs = Math.max(this.options.reuseMs, took * (this.options.costFactor ?? 0));
       },
       () => {
         // A failure is not kept: the next question asks again.
@@ -71,7 +89,7 @@ export class ReportCache {
 
   private fresh(entry: Entry): boolean {
     if (entry.startedAfter < (this.lastWrite.get(entry.account) ?? 0)) return false;
-    return entry.madeAt === undefined || this.now() - entry.madeAt < this.options.reuseMs;
+    return entry.madeAt === undefined || this.now() - entry.madeAt < entry.reuseMs;
   }
 
   private makeRoom(): void {

@@ -7,12 +7,22 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { type ActivityReader, openActivityReader } from '../store/activity-reader.js';
 import { StoreUnavailableError } from '../store/store.js';
 import { codeActivity, topCodes } from './activity-report.js';
+import { reportPace } from './report-pace.js';
 import type { ReportAnswer, ReportQuestion, ReportRequest, ReportWorkerData } from './report-worker-messages.js';
+import { lowerThreadPriority } from './thread-priority.js';
+
+/**
+ * The share of its time a top list works: the rest it waits, so that a list over a long history
+ * (and the database connection reading it) leaves the cores to the requests answered meanwhile.
+ */
+const TOP_LIST_WORK_SHARE = 0.5;
 
 const port = parentPort;
 if (!port) throw new Error('report-worker runs as a worker thread');
 const { location } = workerData as ReportWorkerData;
 const send = (answer: ReportAnswer) => port.postMessage(answer);
+// The requests' threads come first whenever both want a core.
+lowerThreadPriority();
 
 let reader: Promise<ActivityReader> | undefined;
 /** Opened at the first question; tried again at the next when opening failed. */
@@ -30,7 +40,7 @@ async function answer(request: ReportQuestion & { readonly id: number }): Promis
     const store = await openReader();
     if (request.type === 'top') {
       const { account, days, limit, now } = request;
-      send({ id, type: 'top', top: await topCodes(store, account, days, limit, now) });
+      send({ id, type: 'top', top: await topCodes(store, account, days, limit, now, reportPace(TOP_LIST_WORK_SHARE)) });
     } else {
       const { account, codeKey, retentionDays, now } = request;
       send({ id, type: 'code', activity: await codeActivity(store, account, codeKey, retentionDays, now) });

@@ -55,6 +55,27 @@ describe('ReportCache', () => {
     expect(made).toEqual(['k', 'k']);
   });
 
+  it('gives a report that took long to make again for costFactor times as long as it took', async () => {
+    let clock = 1_000_000;
+    const cache = new ReportCache({ reuseMs: 2_000, costFactor: 10, maxEntries: 100, now: () => clock });
+    let makes = 0;
+    const slow = deferred<string>();
+    const first = cache.get('alice', 'top', () => {
+      makes++;
+      return slow.promise;
+    });
+    clock += 1_500;
+    slow.resolve('made in 1.5 s');
+    expect(await first).toBe('made in 1.5 s');
+    clock += 14_999;
+    expect(await cache.get('alice', 'top', async () => `made again (${++makes})`)).toBe('made in 1.5 s');
+    clock += 1;
+    expect(await cache.get('alice', 'top', async () => `made again (${++makes})`)).toBe('made again (2)');
+    // A quick report is still given again for reuseMs, no less.
+    clock += 1_999;
+    expect(await cache.get('alice', 'top', async () => 'a third')).toBe('made again (2)');
+  });
+
   it('keeps questions apart by key: another window, limit or seller is made on its own', async () => {
     const { made, ask } = setup();
     expect(await Promise.all([ask('alice', 'a', 1), ask('alice', 'b', 2), ask('bob', 'c', 3)])).toEqual([1, 2, 3]);

@@ -29,10 +29,16 @@ export interface AnswerSignature {
   readonly signature: string;
 }
 
-/** What an answer's signature was made over, kept to sign the same answer again in the same second. */
-interface Signed extends AnswerSignature {
+/**
+ * A remembered signature, as small as it can be kept (the working set holds tens of thousands):
+ * the digest is in its key already, and the signature's parameters are the same string for every
+ * answer signed in the same second with the same key.
+ */
+interface Signed {
   readonly created: number;
   readonly kid: string;
+  readonly signatureInput: string;
+  readonly signature: string;
 }
 
 /**
@@ -63,6 +69,8 @@ export function contentDigestOf(body: Buffer): string {
  */
 export class AnswerSigner {
   private readonly remembered = new Map<string, Signed>();
+  /** The last nonce-free `Signature-Input`, shared by the answers signed with it. */
+  private lastInput: { readonly created: number; readonly kid: string; readonly value: string } | undefined;
 
   constructor(
     private readonly keys: SigningKeys,
@@ -87,7 +95,9 @@ export class AnswerSigner {
     const contentDigest = contentDigestOf(body);
     const key = nonce === undefined ? `${status} ${method} ${path}?${query} ${contentDigest}` : undefined;
     const last = key === undefined ? undefined : this.remembered.get(key);
-    if (last !== undefined && created - last.created < REUSE_SECONDS && last.kid === kid) return last;
+    if (last !== undefined && created - last.created < REUSE_SECONDS && last.kid === kid) {
+      return { contentDigest, signatureInput: last.signatureInput, signature: last.signature };
+    }
 
     const params =
       nonce === undefined
@@ -99,17 +109,13 @@ export class AnswerSigner {
     if (nonce !== undefined) base += `"${NONCE_HEADER}";req: ${nonce}\n`;
     base += `"@signature-params": ${params}`;
     const signature = `${SIGNATURE_LABEL}=:${sign(null, Buffer.from(base), privateKey).toString('base64')}:`;
-    const signed: Signed = {
-      contentDigest,
-      signatureInput: `${SIGNATURE_LABEL}=${params}`,
-      signature,
-      created,
-      kid,
-    };
-    if (key !== undefined) {
-      if (this.remembered.size >= REMEMBERED_ANSWERS && !this.remembered.has(key)) this.remembered.clear();
-      this.remembered.set(key, signed);
-    }
-    return signed;
+    if (key === undefined) return { contentDigest, signatureInput: `${SIGNATURE_LABEL}=${params}`, signature };
+    const input = this.lastInput;
+    const signatureInput =
+      input !== undefined && input.created === created && input.kid === kid ? input.value : `${SIGNATURE_LABEL}=${params}`;
+    this.lastInput = { created, kid, value: signatureInput };
+    if (this.remembered.size >= REMEMBERED_ANSWERS && !this.remembered.has(key)) this.remembered.clear();
+    this.remembered.set(key, { created, kid, signatureInput, signature });
+    return { contentDigest, signatureInput, signature };
   }
 }

@@ -112,7 +112,9 @@ export class AnswerSigner {
     if (key === undefined) return { contentDigest, signatureInput: `${SIGNATURE_LABEL}=${params}`, signature };
     const input = this.lastInput;
     const signatureInput =
-      input !== undefined && input.created === created && input.kid === kid ? input.value : `${SIGNATURE_LABEL}=${params}`;
+      input !== undefined && input.created === created && input.kid === kid
+        ? input.value
+        : `${SIGNATURE_LABEL}=${params}`;
     this.lastInput = { created, kid, value: signatureInput };
     if (this.remembered.size >= REMEMBERED_ANSWERS && !this.remembered.has(key)) this.remembered.clear();
     this.remembered.set(key, { created, kid, signatureInput, signature });

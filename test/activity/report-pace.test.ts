@@ -1,5 +1,5 @@
-import { Worker } from 'node:worker_threads';
 import { readFileSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { reportPace } from '../../src/activity/report-pace.js';
 

@@ -37,8 +37,12 @@ export interface ActivityCounter {
     address: string | undefined,
     mark?: ActivityMark,
   ): ActivityMark | undefined;
-  /** Writes what was gathered; flushes run one after the other. */
-  flush(): Promise<void>;
+  /**
+   * Writes what was gathered: all of it, or `account`'s alone (nothing when it has nothing
+   * waiting), so a seller asking for its reports in a loop writes nobody else's counts. Flushes
+   * run one after the other.
+   */
+  flush(account?: string): Promise<void>;
   /** Drops the stored days older than the retention period (it runs by itself a minute after start, then hourly); how many. */
   expire(): Promise<number>;
   /** Writes what is left and stops. */
@@ -127,6 +131,8 @@ export function createActivityCounter(
   /** By day, then by code (by account and code for a code counted for two sellers that day). */
   const days = new Map<string, Map<string, Gathered>>();
   let queue: Gathered[] = [];
+  /** Per account, its entries in `queue`. */
+  const queuedOf = new Map<string, number>();
   let today: Map<string, Gathered> | undefined;
   let currentDay = '';
   let dayEnds = 0;
@@ -171,6 +177,24 @@ export function createActivityCounter(
     if (entry.queued) return;
     entry.queued = true;
     queue.push(entry);
+    queuedOf.set(entry.account, (queuedOf.get(entry.account) ?? 0) + 1);
+  };
+
+  /** The queued entries to write now (all, or `account`'s), taken out of the queue. */
+  const take = (account: string | undefined): Gathered[] => {
+    if (account === undefined) {
+      const taken = queue;
+      queue = [];
+      queuedOf.clear();
+      return taken;
+    }
+    if (!queuedOf.has(account)) return [];
+    queuedOf.delete(account);
+    const taken: Gathered[] = [];
+    const kept: Gathered[] = [];
+    for (const entry of queue) (entry.account === account ? taken : kept).push(entry);
+    queue = kept;
+    return taken;
   };
 
   /** Lets go of the days before today once written, and of written codes past KEPT_CODES. */
@@ -188,10 +212,9 @@ export function createActivityCounter(
     }
   };
 
-  const writeGathered = async () => {
-    if (queue.length === 0) return;
-    const taken = queue;
-    queue = [];
+  const writeGathered = async (account: string | undefined) => {
+    const taken = take(account);
+    if (taken.length === 0) return;
     // Validations that come while the flush is written count towards the next one.
     const deltas = taken.map((entry) => {
       const delta = deltaOf(entry, entry.validations, entry.stored && !entry.fresh);
@@ -221,8 +244,8 @@ export function createActivityCounter(
   };
 
   let flushing: Promise<void> = Promise.resolve();
-  const flush = () => {
-    flushing = flushing.then(writeGathered);
+  const flush = (account?: string) => {
+    flushing = flushing.then(() => writeGathered(account));
     return flushing;
   };
 

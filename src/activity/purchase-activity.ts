@@ -10,9 +10,9 @@ import { createNetworkHasher, networkKeyOf } from './client-network.js';
 /** Purchase-code activity as the API's endpoints use it: counted on validation, read by the activity endpoints. */
 export interface PurchaseActivity extends ActivityCounter {
   readonly retentionDays: number;
-  /** The code's activity over the retained days, this process's gathered counts written first. */
+  /** The code's activity over the retained days, this process's gathered counts of the seller written first. */
   ofCode(account: string, codeKey: string): Promise<CodeActivity>;
-  /** The account's codes seen from the most networks in the last `days` days, this process's counts written first. */
+  /** The account's codes seen from the most networks in the last `days` days, this process's counts of it written first. */
   top(account: string, days: number, limit: number): Promise<TopCode[]>;
 }
 
@@ -60,11 +60,11 @@ export function createPurchaseActivity(
     ...counter,
     retentionDays: config.retentionDays,
     async ofCode(account, codeKey) {
-      await counter.flush();
+      await counter.flush(account);
       return reports.ofCode(account, codeKey, config.retentionDays);
     },
     async top(account, days, limit) {
-      await counter.flush();
+      await counter.flush(account);
       return reports.top(account, days, limit);
     },
     async close() {

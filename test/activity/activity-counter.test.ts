@@ -107,6 +107,30 @@ describe('ActivityCounter', () => {
     await counter.close();
   });
 
+  it("writes one seller's gathered counts alone when asked for that seller, and nothing when it has none waiting", async () => {
+    const store = memoryStore();
+    const counter = counterOver(store, () => Date.parse('2026-03-01T12:00:00.000Z'));
+    counter.validated('ann', 'code-1', '198.51.1.1');
+    counter.validated('bob', 'code-2', '198.51.2.1');
+    counter.validated('ann', 'code-3', '198.51.3.1');
+    await counter.flush('carol');
+    expect(store.state.writes).toBe(0);
+    await counter.flush('ann');
+    expect(store.state.writes).toBe(1);
+    expect([...store.days.keys()]).toEqual(['ann/code-1/2026-03-01', 'ann/code-3/2026-03-01']);
+    await counter.flush('ann');
+    expect(store.state.writes).toBe(1);
+    counter.validated('ann', 'code-1', '198.51.1.1');
+    await counter.flush();
+    expect(store.state.writes).toBe(2);
+    expect([...store.days.entries()].map(([key, day]) => [key, day.validations])).toEqual([
+      ['ann/code-1/2026-03-01', 2],
+      ['ann/code-3/2026-03-01', 1],
+      ['bob/code-2/2026-03-01', 1],
+    ]);
+    await counter.close();
+  });
+
   it('keeps what a failed flush took and writes it with what came since at the next', async () => {
     const store = memoryStore();
     const errors: unknown[] = [];

@@ -94,6 +94,13 @@ interface Gathered {
  */
 export const KEPT_CODES = 100_000;
 
+/**
+ * Codes written in one store call (one transaction) at most: a flush of more is written in parts,
+ * so that what one write holds in memory (here, and in the writer thread it is sent to) is bounded
+ * however many codes a flush gathered.
+ */
+export const FLUSH_PART = 10_000;
+
 /** What a flush adds for the entry: its `validations` counted, its sketch merged only when `networksStored` is false. */
 function deltaOf(entry: Gathered, validations: number, networksStored: boolean): ActivityDelta {
   return {
@@ -212,11 +219,10 @@ export function createActivityCounter(
     }
   };
 
-  const writeGathered = async (account: string | undefined) => {
-    const taken = take(account);
-    if (taken.length === 0) return;
+  /** Writes `part` of a flush in one store call: whether it was written (if not, all it held waits again). */
+  const writePart = async (part: readonly Gathered[]): Promise<boolean> => {
     // Validations that come while the flush is written count towards the next one.
-    const deltas = taken.map((entry) => {
+    const deltas = part.map((entry) => {
       const delta = deltaOf(entry, entry.validations, entry.stored && !entry.fresh);
       entry.validations = 0;
       entry.fresh = false;
@@ -224,23 +230,37 @@ export function createActivityCounter(
       return delta;
     });
     try {
-      // One write transaction for the whole flush (the store lets requests in between its rows):
-      // written in transactions of a few hundred codes, each page of the day's rows went to the
-      // write-ahead log again and again (tens of MB a flush for 20,000 codes).
+      // One write transaction for up to FLUSH_PART codes (the store lets requests in between its
+      // rows): written in transactions of a few hundred codes, each page of the day's rows went to
+      // the write-ahead log again and again.
       await store.recordActivity(deltas);
     } catch (error) {
       // Nothing of it was written: everything it held goes back.
-      taken.forEach((entry, at) => {
+      part.forEach((entry, at) => {
         const delta = deltas[at] as ActivityDelta;
         entry.validations += delta.validations;
         if (!delta.networksStored) entry.fresh = true;
         enqueue(entry);
       });
       onError(error);
+      return false;
+    }
+    for (const entry of part) entry.stored = true;
+    return true;
+  };
+
+  const writeGathered = async (account: string | undefined) => {
+    const taken = take(account);
+    for (let start = 0; start < taken.length; start += FLUSH_PART) {
+      if (await writePart(taken.slice(start, start + FLUSH_PART))) continue;
+      // The parts after a failed one were not tried: they wait for the next flush, as it does.
+      for (const entry of taken.slice(start + FLUSH_PART)) {
+        entry.queued = false;
+        enqueue(entry);
+      }
       return;
     }
-    for (const entry of taken) entry.stored = true;
-    forget();
+    if (taken.length > 0) forget();
   };
 
   let flushing: Promise<void> = Promise.resolve();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createActivityCounter, KEPT_CODES } from '../../src/activity/activity-counter.js';
+import { createActivityCounter, FLUSH_PART, KEPT_CODES } from '../../src/activity/activity-counter.js';
 import { NetworkSketch } from '../../src/activity/network-sketch.js';
 import type { ActivityDay, ActivityDelta } from '../../src/store/store.js';
 import { activityDelta } from '../helpers/activity-delta.js';
@@ -128,6 +128,38 @@ describe('ActivityCounter', () => {
       ['ann/code-3/2026-03-01', 1],
       ['bob/code-2/2026-03-01', 1],
     ]);
+    await counter.close();
+  });
+
+  it('writes a flush of more than FLUSH_PART codes in parts, and after a failed part writes the rest exactly once', async () => {
+    const store = memoryStore();
+    const errors: unknown[] = [];
+    const counter = counterOver(
+      store,
+      () => Date.parse('2026-03-01T12:00:00.000Z'),
+      (error) => errors.push(error),
+    );
+    const codes = FLUSH_PART * 2 + 5;
+    for (let n = 0; n < codes; n++) counter.validated('ann', `code-${n}`, '198.51.1.1');
+    const realRecord = store.recordActivity;
+    const parts: number[] = [];
+    store.recordActivity = async (deltas) => {
+      parts.push(deltas.length);
+      // The second part fails once.
+      if (parts.length === 2) throw Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' });
+      await realRecord(deltas);
+    };
+    await counter.flush();
+    expect(parts).toEqual([FLUSH_PART, FLUSH_PART]);
+    expect(errors).toHaveLength(1);
+    expect(store.days.size).toBe(FLUSH_PART);
+    counter.validated('ann', 'code-0', '198.51.1.1');
+    await counter.flush();
+    expect(parts).toEqual([FLUSH_PART, FLUSH_PART, FLUSH_PART, 6]);
+    expect(store.days.size).toBe(codes);
+    const validations = [...store.days.values()].map((day) => day.validations);
+    expect(validations.reduce((sum, n) => sum + n, 0)).toBe(codes + 1);
+    expect(store.days.get('ann/code-0/2026-03-01')?.validations).toBe(2);
     await counter.close();
   });
 

@@ -1,26 +1,13 @@
 import { once } from 'node:events';
-import { extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { FollowerReport, ToFollower } from './follower-thread-messages.js';
 import { judgeSourceHealth, STANDBY, UNKNOWN } from './marketbob/source-health.js';
 import type { RunningFollower } from './marketbob/start-follower.js';
+import { startWorker } from './threads/start-worker.js';
 
-// Compiled, the thread's module is a .js file beside this one; under tsx (tests, `npm run dev`)
-// the thread registers tsx's loader first, found from here (see src/writer/background-writer.ts).
-const ownExtension = extname(fileURLToPath(import.meta.url));
-const THREAD_URL = new URL(`./follower-thread${ownExtension}`, import.meta.url);
-
-function startThread(env: NodeJS.ProcessEnv): Worker {
-  if (ownExtension !== '.ts') return new Worker(THREAD_URL, { env });
-  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
-  return new Worker(
-    `import(${tsx}).then((tsx) => { tsx.register(); return import(${JSON.stringify(THREAD_URL.href)}); });`,
-    { eval: true, env },
-  );
-}
+const THREAD_URL = new URL('./follower-thread.js', import.meta.url);
 
 /**
  * Runs the MarketBob follower (startMarketbobFollower) in a thread of its own, and answers for it
@@ -43,7 +30,7 @@ export async function startFollowerThread(
   let restart: NodeJS.Timeout | undefined;
 
   const start = (): Promise<void> => {
-    const thread = startThread(env);
+    const thread = startWorker(THREAD_URL, { env });
     worker = thread;
     const started = new Promise<void>((resolve, reject) => {
       thread.on('message', (report: FollowerReport) => {

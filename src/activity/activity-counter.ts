@@ -7,9 +7,9 @@ const EXPIRE_EVERY_MS = 3_600_000;
 /** The first look, a minute after start: a server restarted more often than hourly still drops old days. */
 const FIRST_EXPIRE_MS = 60_000;
 /**
- * How stale the time a validation is counted at may be. Reading the clock costs 0.2–0.4 µs on
- * these machines (a virtual clock source), a share of a validation worth saving; first and last
- * seen are shown to the minute.
+ * How stale the time a validation is counted at may be. Reading the clock is not free (on a
+ * virtual machine's clock source least of all), a share of a validation worth saving; first and
+ * last seen are shown to the minute.
  */
 const CLOCK_TICK_MS = 100;
 
@@ -89,8 +89,8 @@ interface Gathered {
 }
 
 /**
- * Today's codes kept in memory, at most (about 200 bytes each), once written: past it, half are
- * let go, and those take a whole write (sketch read and merged) when validated again.
+ * Today's codes kept in memory, at most, once written: past it, half are let go, and those take a
+ * whole write (sketch read and merged) when validated again.
  */
 export const KEPT_CODES = 100_000;
 

@@ -34,7 +34,7 @@ export function networkKeyOf(keys: KeyMaterial): Buffer {
   return Buffer.from(hkdfSync('sha256', keys.digestKey, 'marketplace-api', 'purchase-activity-network', 32));
 }
 
-/** Addresses whose hashes are remembered, at most: a few MB; forgotten all at once when full. */
+/** Addresses whose hashes are remembered, at most (a bounded memory); forgotten all at once when full. */
 const REMEMBERED_ADDRESSES = 65_536;
 
 /**

@@ -1,8 +1,7 @@
-import { extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { StoreUnavailableError } from '../store/store.js';
 import type { StoreLocation } from '../store/store-location.js';
+import { startWorker } from '../threads/start-worker.js';
 import type { CodeActivity, TopCode } from './activity-report.js';
 import type { ReportAnswer, ReportQuestion, ReportRequest, ReportWorkerData } from './report-worker-messages.js';
 
@@ -31,17 +30,7 @@ export interface ReportThreadOptions {
   readonly idleMs: number;
 }
 
-// Compiled, the worker is a .js file beside this one. Under the test runner both are .ts: the
-// worker then starts by registering tsx's loader (a worker does not inherit the runner's), as
-// the admin API's import worker does.
-const ownExtension = extname(fileURLToPath(import.meta.url));
-const WORKER_URL = new URL(`./report-worker${ownExtension}`, import.meta.url);
-
-function startWorker(workerData: ReportWorkerData): Worker {
-  if (ownExtension !== '.ts') return new Worker(WORKER_URL, { workerData });
-  const bootstrap = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}); });`;
-  return new Worker(bootstrap, { eval: true, workerData });
-}
+const WORKER_URL = new URL('./report-worker.js', import.meta.url);
 
 /** How long close waits for the thread to close its connections before it is stopped. */
 const CLOSE_WAIT_MS = 5_000;
@@ -98,7 +87,7 @@ export function createReportThread(location: StoreLocation, options: ReportThrea
 
   const started = () => {
     if (worker !== undefined) return worker;
-    const thread = startWorker({ location });
+    const thread = startWorker(WORKER_URL, { workerData: { location } satisfies ReportWorkerData });
     // The serving process ends when its server does, whatever this thread is doing.
     thread.unref();
     thread.on('message', (answer: ReportAnswer) => settled(answer.id)?.resolve(answer));

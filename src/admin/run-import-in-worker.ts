@@ -1,15 +1,14 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { extname, join } from 'node:path';
+import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { type ImportResult, importNdjson } from '../importer/import-ndjson.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import type { Store } from '../store/store.js';
 import type { StoreLocation } from '../store/store-location.js';
+import { startWorker } from '../threads/start-worker.js';
 import type { ImportWorkerAnswer, ImportWorkerData } from './import-worker-messages.js';
 
 /** The input went over its size limit: nothing was imported. */
@@ -32,16 +31,7 @@ export interface WorkerImportOptions {
   readonly replaceKeys?: boolean;
 }
 
-// Compiled, the worker is a .js file beside this one. Under the test runner both are .ts: the
-// worker then starts by registering tsx's loader (a worker does not inherit the runner's).
-const ownExtension = extname(fileURLToPath(import.meta.url));
-const WORKER_URL = new URL(`./import-worker${ownExtension}`, import.meta.url);
-
-function startWorker(workerData: ImportWorkerData): Worker {
-  if (ownExtension !== '.ts') return new Worker(WORKER_URL, { workerData });
-  const bootstrap = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}); });`;
-  return new Worker(bootstrap, { eval: true, workerData });
-}
+const WORKER_URL = new URL('./import-worker.js', import.meta.url);
 
 /** Writes the input to `file` as fast as it comes, refusing it past `limitBytes`. */
 async function spool(input: WorkerImportOptions['input'], file: string, limitBytes: number): Promise<void> {
@@ -62,12 +52,14 @@ function importInWorker(
   file: string,
   replaceKeys: boolean,
 ): Promise<ImportResult> {
-  const worker = startWorker({
-    location,
-    file,
-    digestKey: keys.digestKey,
-    encryptionKey: keys.encryptionKey,
-    replaceKeys,
+  const worker = startWorker(WORKER_URL, {
+    workerData: {
+      location,
+      file,
+      digestKey: keys.digestKey,
+      encryptionKey: keys.encryptionKey,
+      replaceKeys,
+    } satisfies ImportWorkerData,
   });
   return new Promise<ImportResult>((resolve, reject) => {
     worker.once('message', (answer: ImportWorkerAnswer) => {

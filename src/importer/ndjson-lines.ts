@@ -4,8 +4,8 @@ import { StringDecoder } from 'node:string_decoder';
  * The longest line an import reads: 1 MiB of characters (1,048,576 UTF-16 code units, so 1 MiB for
  * ASCII text and at most 3 MiB of UTF-8). The longest legitimate line, an account with every field
  * at its longest or an item with a long description, is a few tens of KiB; a line past this is
- * reported as a bad line and never held whole: without a cap, one line of 600 MB took 667 MB of
- * memory and failed as a 500 ("Invalid string length").
+ * reported as a bad line and never held whole: without a cap, a huge line was held whole in
+ * memory, past V8's longest string, and failed as a 500 ("Invalid string length").
  */
 export const MAX_LINE_CHARS = 1024 * 1024;
 

@@ -5,7 +5,7 @@ import type { KeyUse, NamedKeyUse, Store } from '../store/store.js';
 const FLUSH_EVERY_MS = 60_000;
 /**
  * Uses written per statement, requests answered between two: SQLite writes synchronously, and the
- * uses of 10,000 keys in one statement held every request for 40–60 ms once a minute.
+ * uses of every key in one statement held every request for as long as it ran, once a minute.
  */
 const USES_PER_WRITE = 250;
 

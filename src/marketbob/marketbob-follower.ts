@@ -446,8 +446,8 @@ export class MarketbobFollower {
 
   /**
    * Every `reconcileMinutes` (and once after the full sync): rows deleted in MarketBob stop being
-   * served. It runs beside the polls (a pass over a million purchases takes tens of seconds), its
-   * write kept from overlapping theirs.
+   * served. It runs beside the polls (a pass reads every row of a large marketplace: far longer
+   * than a poll), its write kept from overlapping theirs.
    */
   private reconcileWhenDue(): void {
     const { storeLocation, config, db, store, keys, logger } = this.options;

@@ -96,7 +96,7 @@ export async function startMarketbobFollower(
     active = { follower, store, db };
     // An empty store is synced before the server listens, so that its first answers are
     // MarketBob's; a store that holds a past sync serves it at once while the sync runs (a
-    // restart over a million purchases would otherwise wait a minute to listen).
+    // restart over a large marketplace would otherwise wait for a whole sync to listen).
     const first = follower.start();
     if (await store.isEmpty()) await first;
   };

@@ -1,11 +1,7 @@
-import { createHash } from 'node:crypto';
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { extname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { threadId } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { hashCost, isAcceptedPasswordHash } from '../domain/password-hash-format.js';
+import { workerStart } from '../threads/start-worker.js';
 import { CURRENT_COST, type PasswordCheck } from './password-hash.js';
 import type { CheckTask } from './password-worker.js';
 
@@ -58,38 +54,7 @@ export interface PasswordCheckerOptions {
   readonly onCheck?: (costs: readonly string[]) => void;
 }
 
-// Compiled, the worker is a .js file beside this one. Under the test runner both are .ts: the
-// threads then start from a small module that registers tsx's loader first (a worker does not
-// inherit the runner's), written to node_modules/.cache (the same text every time for one
-// checkout; written whole, then renamed, so that test processes running at once never read half
-// of it).
-const ownExtension = extname(fileURLToPath(import.meta.url));
-const WORKER_URL = new URL(`./password-worker${ownExtension}`, import.meta.url);
-let workerFile: string | undefined;
-
-function passwordWorkerFile(): string {
-  if (ownExtension !== '.ts') return fileURLToPath(WORKER_URL);
-  if (workerFile === undefined) {
-    const dir = fileURLToPath(new URL('../../node_modules/.cache/marketplace-api/', import.meta.url));
-    mkdirSync(dir, { recursive: true });
-    // Named after the worker it loads: checkouts sharing one node_modules each have their own.
-    const file = join(
-      dir,
-      `password-worker-${createHash('sha256').update(WORKER_URL.href).digest('hex').slice(0, 16)}.mjs`,
-    );
-    const temp = `${file}.${process.pid}.${threadId}.tmp`;
-    const tsx = import.meta.resolve('tsx/esm/api');
-    writeFileSync(
-      temp,
-      `const tsx = await import(${JSON.stringify(tsx)});\ntsx.register();\n` +
-        `const worker = await import(${JSON.stringify(WORKER_URL.href)});\n` +
-        'export const check = worker.check;\nexport const dummy = worker.dummy;\n',
-    );
-    renameSync(temp, file);
-    workerFile = file;
-  }
-  return workerFile;
-}
+const WORKER_URL = new URL('./password-worker.js', import.meta.url);
 
 /** The kinds and costs a check runs against: those of the accepted `hashes`, and the current scrypt, sorted. */
 export function checkCosts(hashes: readonly string[]): string[] {
@@ -104,7 +69,8 @@ export function checkCosts(hashes: readonly string[]): string[] {
 export function createPasswordChecker(options: PasswordCheckerOptions = {}): PasswordChecker {
   const threads = Math.max(1, Math.min(options.threads ?? 2, availableParallelism()));
   const pool = new Piscina({
-    filename: passwordWorkerFile(),
+    // The pool's threads start as every worker thread does (see start-worker.ts).
+    ...workerStart(WORKER_URL),
     minThreads: 0,
     maxThreads: threads,
     maxQueue: options.maxQueue ?? 16 * threads,

@@ -19,7 +19,7 @@ import {
  * caps is refused at import and matches nothing at login.
  */
 
-/** 2^15 iterations, block size 8: about 32 MiB and some tens of milliseconds per hash. */
+/** 2^15 iterations, block size 8: 32 MiB of memory per hash (128 · r · 2^ln bytes). */
 const CURRENT = { ln: 15, r: 8, p: 1 } as const;
 /** The kind and cost of a new hash, as `hashCost` writes it. */
 export const CURRENT_COST = `scrypt:ln=${CURRENT.ln},r=${CURRENT.r},p=${CURRENT.p}`;

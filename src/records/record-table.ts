@@ -262,7 +262,7 @@ function stepOf(name: string, entry: Entry): Step {
  * table order), then the record and the extras each made as one object literal. Made as code from
  * the table's own names, never from input, so that each record has the same shape from birth and
  * the loop over the steps costs nothing per line (a generic loop filling an object key by key made
- * the import's line reading a fifth slower).
+ * the import's line reading slower).
  */
 function lineReader(steps: readonly Step[]): (line: LineValues, reader: FieldReader) => LineRecord<object, object> {
   const key = (name: string) => `[${JSON.stringify(name)}]`;

@@ -1,10 +1,9 @@
 import { once } from 'node:events';
-import { extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { threadId, Worker } from 'node:worker_threads';
+import { threadId, type Worker } from 'node:worker_threads';
 import { type ActivityDelta, type Store, StoreUnavailableError } from '../store/store.js';
 import type { StoreLocation } from '../store/store-location.js';
 import type { DeliveryBookkeeping } from '../store/webhook-store.js';
+import { startWorker } from '../threads/start-worker.js';
 import { postedDelta } from './posted-delta.js';
 import type {
   FromWriter,
@@ -80,18 +79,7 @@ function storeWriter(store: Store): BackgroundWriter {
   };
 }
 
-// Compiled, the thread's module is a .js file beside this one. Under the test runner both are
-// .ts: the thread then starts by registering tsx's loader (a worker does not inherit the
-// runner's), found from here: the process may run in any directory.
-const ownExtension = extname(fileURLToPath(import.meta.url));
-const THREAD_URL = new URL(`./writer-thread${ownExtension}`, import.meta.url);
-
-function startWriterThread(workerData: WriterThreadData): Worker {
-  if (ownExtension !== '.ts') return new Worker(THREAD_URL, { workerData });
-  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
-  const bootstrap = `import(${tsx}).then((tsx) => { tsx.register(); return import(${JSON.stringify(THREAD_URL.href)}); });`;
-  return new Worker(bootstrap, { eval: true, workerData });
-}
+const THREAD_URL = new URL('./writer-thread.js', import.meta.url);
 
 /** A failure the writer thread reported, as its code and first line (see PostedError). */
 export class BackgroundWriteError extends Error {
@@ -229,7 +217,7 @@ export class WriterThread implements BackgroundWriter {
 
   private thread(): Worker {
     if (this.worker !== undefined) return this.worker;
-    const worker = startWriterThread({ path: this.path });
+    const worker = startWorker(THREAD_URL, { workerData: { path: this.path } satisfies WriterThreadData });
     worker.unref();
     worker.on('message', (message: FromWriter) => this.answered(message));
     worker.on('error', (error) => this.stopped(worker, error));

@@ -15,9 +15,11 @@ const LAYERS: readonly (readonly string[])[] = [
   ['records'],
   // the store
   ['store'],
-  // services: keys, passwords, budgets, import, export, account and purchase actions, the MarketBob
-  // source, purchase-code activity, signed webhooks, the background writer, answers' signatures
+  // services: how a worker thread starts, keys, passwords, budgets, import, export, account and
+  // purchase actions, the MarketBob source, purchase-code activity, signed webhooks, the background
+  // writer, answers' signatures
   [
+    'threads',
     'keys',
     'passwords',
     'limits',

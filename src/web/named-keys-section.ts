@@ -97,10 +97,10 @@ export async function namedKeysSection(
 }
 
 /** A POSTed "Add a key" form read: the name and scope, or the problem to show (with what was typed). */
-export function readNamedKeyForm(
-  body: unknown,
-): { readonly name: string; readonly scope: KeyScope } | Extract<NamedKeyFlash, { problem: unknown }> {
-  const fields = (body ?? {}) as Record<string, unknown>;
+export function readNamedKeyForm(fields: {
+  readonly name: unknown;
+  readonly scope: unknown;
+}): { readonly name: string; readonly scope: KeyScope } | Extract<NamedKeyFlash, { problem: unknown }> {
   const typedName = typeof fields.name === 'string' ? fields.name.slice(0, 200) : '';
   const typedScope = typeof fields.scope === 'string' ? fields.scope.slice(0, 20) : '';
   const name = keyName(fields.name);

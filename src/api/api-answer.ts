@@ -18,10 +18,10 @@ export type AnswerApiRequest = (
 ) => MaybePromise<void>;
 
 /**
- * One API request answered by its endpoint: the success body, or the endpoint's ApiError (returned
- * or thrown) in the variant's envelope, with the budgets' headers either way. Any other error is
- * thrown (or the promise rejects with it), for the caller (the API's door) to answer as a failure of
- * the service's own.
+ * One API request answered by its endpoint: the success body, or the refusal the endpoint returned
+ * in the variant's envelope, with the budgets' headers either way. Handlers never throw a refusal:
+ * whatever is thrown (or rejects the promise) is a failure of the service's own, left for the caller
+ * (the API's door) to answer.
  */
 export function createApiAnswerer(context: EndpointContext): AnswerApiRequest {
   const { cache, limits, metrics } = context;
@@ -31,8 +31,7 @@ export function createApiAnswerer(context: EndpointContext): AnswerApiRequest {
     if (body instanceof StatusAnswer) sendJson(reply, body.status, body.body);
     else sendJson(reply, 200, body);
   };
-  const failed = (request: ApiRequest, reply: JsonReply, variant: VariantRuntime, error: unknown) => {
-    if (!(error instanceof ApiError)) throw error;
+  const failed = (request: ApiRequest, reply: JsonReply, variant: VariantRuntime, error: ApiError) => {
     // Only a failure that counts waits (for its place in the shared counters): then the answer goes
     // out after, the failure or, its budget spent meanwhile, the budget's 429.
     return after(limits.failed(request, reply, error), (answered) => {
@@ -45,18 +44,10 @@ export function createApiAnswerer(context: EndpointContext): AnswerApiRequest {
   return (endpoint, request, reply, variant) => {
     cache.refresh(request.started);
     request.endpointPath = endpoint.path;
-    let answer: MaybePromise<OrRefusal<AnswerBody>>;
-    try {
-      answer = endpoint.handle(request, variant, context);
-    } catch (error) {
-      return failed(request, reply, variant, error);
-    }
-    if (answer instanceof Promise) {
-      return answer.then(
-        (settledAnswer) => settled(request, reply, variant, settledAnswer),
-        (error: unknown) => failed(request, reply, variant, error),
-      );
-    }
-    return settled(request, reply, variant, answer);
+    const answer = endpoint.handle(request, variant, context);
+    // Not `after`: no closure is made for the answer nearly always here at once.
+    return answer instanceof Promise
+      ? answer.then((settledAnswer) => settled(request, reply, variant, settledAnswer))
+      : settled(request, reply, variant, answer);
   };
 }

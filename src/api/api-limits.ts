@@ -54,7 +54,7 @@ export interface ApiLimits {
    * the key, is spent; else undefined. A promise only while the request waits for a grant of the
    * shared counter (see RequestBudget.take).
    */
-  admitAccount(request: ApiRequest, account: KeyClientMemo): MaybePromise<TooManyRequestsError | undefined>;
+  admitAccount(request: ApiRequest, account: BudgetHolder): MaybePromise<TooManyRequestsError | undefined>;
   /** Before a 200, or an answer that no budget counts (a body refused, a failure of the service's own): the headers. Never waits. */
   answered(request: ApiRequest, reply: JsonReply): void;
   /**
@@ -67,17 +67,23 @@ export interface ApiLimits {
 }
 
 /**
- * The account as the key's budgets see it: its username, the last client and key-and-client id
- * counted for it, and that id's request counter. A seller's software calls from one client again
- * and again, so the id is made once and then found again (a string made per request was also
- * hashed anew by every lookup), and its requests are counted without a lookup (CounterSlot).
+ * What the key's budgets keep on a cached account between its requests (CachedAccount's `state`):
+ * the last client and key-and-client id counted for it, and that id's request counter. A seller's
+ * software calls from one client again and again, so the id is made once and then found again (a
+ * string made per request was also hashed anew by every lookup), and its requests are counted
+ * without a lookup (CounterSlot).
  */
 export interface KeyClientMemo extends CounterSlot {
+  limitsClient: string | undefined;
+  limitsKeyClient: string | undefined;
+}
+
+/** The account as the key's budgets see it: who it is, and the memo they keep on it. */
+export interface BudgetHolder {
   readonly username: string;
   /** The named key (migration 0014) that opened the account; undefined for the account's own key. */
   readonly keyId: string | undefined;
-  limitsClient: string | undefined;
-  limitsKeyClient: string | undefined;
+  readonly state: KeyClientMemo;
 }
 
 export function setRateLimitHeaders(reply: JsonReply, state: BudgetState | undefined): void {
@@ -134,21 +140,22 @@ export function createApiLimits(limits: Limits, config: LimitsConfig): ApiLimits
     },
     admitAccount(request, account) {
       const client = request.limitsClient;
-      let id = account.limitsKeyClient;
-      if (id === undefined || account.limitsClient !== client) {
+      const memo = account.state;
+      let id = memo.limitsKeyClient;
+      if (id === undefined || memo.limitsClient !== client) {
         // A client id holds no space, so the first one splits this id: no two pairs share it.
         // Per key: a named key's budgets are its own, not its account's key's.
         id =
           account.keyId === undefined
             ? `${client} ${account.username}`
             : `${client} ${account.username}\u0000${account.keyId}`;
-        account.limitsClient = client;
-        account.limitsKeyClient = id;
+        memo.limitsClient = client;
+        memo.limitsKeyClient = id;
       }
       request.limitsKeyClient = id;
       const failures = keyClientFailures.state(id, request.at);
       if (failures?.remaining === 0) return new TooManyRequestsError(failures.resetSeconds, failures);
-      const taken = keyRequests.take(id, request.at, account);
+      const taken = keyRequests.take(id, request.at, memo);
       // Not `after`: no closure is made for the count nearly always taken at once.
       return taken instanceof Promise
         ? taken.then((counted) => admitted(request, failures, counted))

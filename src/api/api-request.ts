@@ -12,8 +12,8 @@ export interface ApiRequest {
   /**
    * When the request came, read once for all who ask: `started` (performance.now()) for the
    * caches' change check and the latency, `at` (ms since the epoch, as Date.now(), from that same
-   * reading) for the budgets' windows and the key's last use. The clock is a virtual machine's
-   * here, and each reading cost 0.2–0.4 µs: a request read it seven times.
+   * reading) for the budgets' windows and the key's last use. Reading a virtual machine's clock
+   * is not free, and a request read it seven times.
    */
   readonly started: number;
   readonly at: number;

@@ -20,6 +20,7 @@ import { endpointsUnder } from './marketbob/marketbob-endpoints.js';
 import { type JsonReply, sendError } from './reply.js';
 import { ResourceCache } from './resource-cache.js';
 import { createRouteTable, type RouteTable } from './route-table.js';
+import { contractEndpoints } from './routes/index.js';
 
 export interface ApiOptions {
   readonly config: {
@@ -103,10 +104,12 @@ export function createApi({
     activations: () => store.activations(),
     licenses,
   };
+  // The contracts' config-bound parameters (the top list's `days`) bound the handlers too.
+  const endpoints = contractEndpoints(config);
   const refusals = metrics.limiter('client');
   return {
     activity,
-    routes: createRouteTable((prefix) => endpointsUnder(prefix, resolver.variants), resolver.prefixes),
+    routes: createRouteTable((prefix) => endpointsUnder(prefix, resolver.variants, endpoints), resolver.prefixes),
     admitClient(request, reply, variant) {
       const retryAfter = apiLimits.admitClient(request, reply);
       if (retryAfter === 0) return true;

@@ -66,8 +66,8 @@ function noteUse(
 ): OrRefusal<CachedAccount> {
   if (refused !== undefined) return refused;
   // "Last used" is shown to the minute: a key calling many times a second is noted once in ten.
-  if (request.at - account.keyUseNoted >= KEY_USE_RESOLUTION_MS) {
-    account.keyUseNoted = request.at;
+  if (request.at - account.state.keyUseNoted >= KEY_USE_RESOLUTION_MS) {
+    account.state.keyUseNoted = request.at;
     if (account.keyId === undefined) keyUsage.used(account.username, request.at);
     else keyUsage.usedNamed(account.keyId, request.at);
   }

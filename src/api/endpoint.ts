@@ -1,6 +1,7 @@
 import type { PurchaseActivity } from '../activity/purchase-activity.js';
 import type { KeyUsage } from '../keys/key-usage.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
+import type { EndpointContract, MarketbobContract } from '../schemas/endpoint-contract.js';
 import type { LicenseIssuer } from '../signing/license-tokens.js';
 import type { ActivationStore } from '../store/activation-store.js';
 import type { VariantRuntime } from '../variants/variant-runtime.js';
@@ -32,15 +33,38 @@ export interface EndpointContext {
   readonly licenses: LicenseIssuer;
 }
 
+/** What the endpoints' contracts read of the config: the bounds that are the deployment's own. */
+export interface EndpointSettings {
+  /** Purchase-code activity: `days` of the top list goes back at most `retentionDays`. */
+  readonly activity: { readonly retentionDays: number };
+}
+
 /**
- * One endpoint, written once and registered under every variant's base. `handle` answers the
- * whole success body (status 200), as bytes or as chunks to stream, or the ApiError to answer
- * instead (returned on the hot paths, thrown elsewhere: both are answered alike); at once when what
- * it needs is in memory, else as a promise (see maybe-async.ts).
+ * What a handler answers: the whole success body (status 200) as bytes or as chunks to stream, a
+ * StatusAnswer, or the ApiError to answer instead. Returned, never thrown: a refusal is a value
+ * like any answer (a throw also costs more than the lookup that found it, see ApiError). At once
+ * when what the handler needs is in memory, else as a promise, as the cache and the budgets
+ * answer (see maybe-async.ts); a handler chains those with `unlessRefused` and `after` and never
+ * awaits what may already be here.
  */
-export interface Endpoint {
+export type EndpointAnswer = MaybePromise<OrRefusal<AnswerBody>>;
+
+/**
+ * One endpoint, written once and registered under every variant base of its shape: where it is,
+ * its contract (what the OpenAPI documents, the SDK and the tests' answer checks read), and its
+ * handler, in one object in one file (src/api/routes/ for the contract's shape, src/api/marketbob/
+ * for MarketBob's).
+ */
+export interface Endpoint<C extends EndpointContract | MarketbobContract = EndpointContract | MarketbobContract> {
   readonly method: 'GET' | 'POST';
   /** Relative to the variant's base, such as `/api/items/all`. */
   readonly path: string;
-  handle(request: ApiRequest, variant: VariantRuntime, context: EndpointContext): MaybePromise<OrRefusal<AnswerBody>>;
+  readonly contract: C;
+  handle(request: ApiRequest, variant: VariantRuntime, context: EndpointContext): EndpointAnswer;
 }
+
+/** An endpoint of the contract's shape (docs/api.md). */
+export type ContractEndpoint = Endpoint<EndpointContract>;
+
+/** An endpoint of MarketBob's shape (docs/marketbob.md). */
+export type MarketbobEndpoint = Endpoint<MarketbobContract>;

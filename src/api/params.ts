@@ -1,6 +1,6 @@
 import { isActivationInstance } from '../domain/activation-instance.js';
 import type { VariantTexts } from '../variants/variant-texts.js';
-import { ApiError } from './api-error.js';
+import { ApiError, type OrRefusal } from './api-error.js';
 import type { ApiRequest } from './api-request.js';
 
 /**
@@ -24,9 +24,9 @@ function normalise(value: unknown): string | typeof MISSING | typeof MALFORMED {
   return MALFORMED;
 }
 
-/** What a parameter's values, read so far, come to: none yet, one value, or two different ones. */
+/** What a parameter's values, read so far, come to: none yet, one value, two different ones, or a malformed one's refusal. */
 const CONFLICTING = Symbol('conflicting');
-type Found = string | undefined | typeof CONFLICTING;
+type Found = string | undefined | typeof CONFLICTING | ApiError;
 
 /**
  * `found` with one transport's raw value read in (an array counts as several sends). Folded one
@@ -40,8 +40,11 @@ function readIn(found: Found, raw: unknown, name: string, texts: VariantTexts): 
 }
 
 function readOne(found: Found, raw: unknown, name: string, texts: VariantTexts): Found {
+  // A malformed value anywhere is reported before two different values are.
+  if (found instanceof ApiError) return found;
   const value = normalise(raw);
-  if (value === MALFORMED) throw new ApiError('badParameter', texts.parameter.malformed(name, texts.expectations.text));
+  if (value === MALFORMED)
+    return new ApiError('badParameter', texts.parameter.malformed(name, texts.expectations.text));
   if (value === MISSING || value === found) return found;
   return found === undefined ? value : CONFLICTING;
 }
@@ -51,32 +54,33 @@ function fieldOf(source: unknown, name: string): unknown {
   return source !== null && typeof source === 'object' ? (source as Record<string, unknown>)[name] : undefined;
 }
 
-/** A malformed value anywhere is reported before two different values are. */
-function settle(found: Found, name: string, texts: VariantTexts): string | undefined {
-  if (found === CONFLICTING) throw new ApiError('badParameter', texts.parameter.conflicting(name));
-  return found;
+function settle(found: Found, name: string, texts: VariantTexts): OrRefusal<string | undefined> {
+  return found === CONFLICTING ? new ApiError('badParameter', texts.parameter.conflicting(name)) : found;
 }
 
-/** The parameter's single value, or undefined when missing everywhere; 400 when given two different values. */
-export function optionalParam(name: string, sources: Sources, texts: VariantTexts): string | undefined {
+/**
+ * The parameter's single value, or undefined when missing everywhere; the 400 refusal when given
+ * two different values or one that is no text. Every reader here returns its refusal: a handler
+ * passes it on (see Endpoint).
+ */
+export function optionalParam(name: string, sources: Sources, texts: VariantTexts): OrRefusal<string | undefined> {
   let found: Found;
   for (const source of sources) found = readIn(found, fieldOf(source, name), name, texts);
   return settle(found, name, texts);
 }
 
-function required(value: string | undefined, name: string, texts: VariantTexts): string {
-  if (value === undefined) throw new ApiError('badParameter', texts.parameter.missing(name));
-  return value;
+function required(value: OrRefusal<string | undefined>, name: string, texts: VariantTexts): OrRefusal<string> {
+  return value === undefined ? new ApiError('badParameter', texts.parameter.missing(name)) : value;
 }
 
-export function requiredParam(name: string, sources: Sources, texts: VariantTexts): string {
+export function requiredParam(name: string, sources: Sources, texts: VariantTexts): OrRefusal<string> {
   return required(optionalParam(name, sources, texts), name, texts);
 }
 
 const BEARER = /^Bearer\s+(.*)$/i;
 
 /** The key from `X-Api-Key`, `Authorization: Bearer`, the query string or the body. */
-export function apiKeyParam(request: ApiRequest, body: unknown, texts: VariantTexts): string {
+export function apiKeyParam(request: ApiRequest, body: unknown, texts: VariantTexts): OrRefusal<string> {
   const { authorization } = request.headers;
   let found = readIn(undefined, request.headers['x-api-key'], 'api_key', texts);
   if (authorization !== undefined) found = readIn(found, BEARER.exec(authorization)?.[1], 'api_key', texts);
@@ -88,41 +92,44 @@ export function apiKeyParam(request: ApiRequest, body: unknown, texts: VariantTe
 const ITEM_ID = /^\d{1,15}$/;
 
 /** `item_id`: digits only (at most 15), value at least 1; `007` is item 7. */
-export function itemIdParam(sources: Sources, texts: VariantTexts): number {
+export function itemIdParam(sources: Sources, texts: VariantTexts): OrRefusal<number> {
   const text = requiredParam('item_id', sources, texts);
+  if (text instanceof ApiError) return text;
   const id = ITEM_ID.test(text) ? Number(text) : 0;
-  if (id < 1)
-    throw new ApiError('badParameter', texts.parameter.malformed('item_id', texts.expectations.positiveInteger));
-  return id;
+  return id < 1
+    ? new ApiError('badParameter', texts.parameter.malformed('item_id', texts.expectations.positiveInteger))
+    : id;
 }
 
 /** An activation's `instance` (1 to 255 characters, no control characters); undefined when missing and not `required`. */
-export function instanceParam(sources: Sources, texts: VariantTexts, required: true): string;
-export function instanceParam(sources: Sources, texts: VariantTexts, required: false): string | undefined;
-export function instanceParam(sources: Sources, texts: VariantTexts, required: boolean): string | undefined {
+export function instanceParam(sources: Sources, texts: VariantTexts, required: true): OrRefusal<string>;
+export function instanceParam(sources: Sources, texts: VariantTexts, required: false): OrRefusal<string | undefined>;
+export function instanceParam(sources: Sources, texts: VariantTexts, required: boolean): OrRefusal<string | undefined> {
   const text = required ? requiredParam('instance', sources, texts) : optionalParam('instance', sources, texts);
-  if (text !== undefined && !isActivationInstance(text)) {
-    throw new ApiError('badParameter', texts.parameter.malformed('instance', texts.expectations.instance));
+  if (typeof text === 'string' && !isActivationInstance(text)) {
+    return new ApiError('badParameter', texts.parameter.malformed('instance', texts.expectations.instance));
   }
   return text;
 }
 
 const WHOLE_NUMBER = /^\d{1,9}$/;
 
-/** An optional whole number from `min` to `max` (digits only), `fallback` when missing; 400 otherwise. */
+/** An optional whole number within the parameter's `range` (digits only), `fallback` when missing; 400 otherwise. */
 export function wholeNumberParam(
-  name: string,
+  param: { readonly name: string; readonly range: { readonly min: number; readonly max: number } },
   sources: Sources,
-  bounds: { readonly min: number; readonly max: number; readonly fallback: number },
+  fallback: number,
   texts: VariantTexts,
-): number {
+): OrRefusal<number> {
+  const { name, range } = param;
   const text = optionalParam(name, sources, texts);
-  if (text === undefined) return bounds.fallback;
+  if (text === undefined) return fallback;
+  if (text instanceof ApiError) return text;
   const value = WHOLE_NUMBER.test(text) ? Number(text) : Number.NaN;
-  if (!(value >= bounds.min && value <= bounds.max)) {
-    throw new ApiError(
+  if (!(value >= range.min && value <= range.max)) {
+    return new ApiError(
       'badParameter',
-      texts.parameter.malformed(name, texts.expectations.wholeNumber(bounds.min, bounds.max)),
+      texts.parameter.malformed(name, texts.expectations.wholeNumber(range.min, range.max)),
     );
   }
   return value;

@@ -10,19 +10,29 @@ import type { StoreChanges } from '../store/change-log.js';
 import type { Store } from '../store/store.js';
 import type { VariantRuntime } from '../variants/variant-runtime.js';
 import { answerShapeOf } from './answer-shape.js';
-import type { KeyClientMemo } from './api-limits.js';
+import type { BudgetHolder, KeyClientMemo } from './api-limits.js';
 import type { MaybePromise } from './maybe-async.js';
 
+/**
+ * What the API writes onto a cached account as it answers it, not read from the store: the key's
+ * budgets' memo (see KeyClientMemo) and when its use was last noted. Kept as long as the entry;
+ * an entry made again (the account changed) starts afresh.
+ */
+export interface CachedAccountState extends KeyClientMemo {
+  /** When the key's use was last given to KeyUsage (ms since the epoch; see authenticate). */
+  keyUseNoted: number;
+}
+
 /** What the hot path needs of an account: who it is, whether it may call, and its answer per variant. */
-export interface CachedAccount extends KeyClientMemo {
+export interface CachedAccount extends BudgetHolder {
   readonly username: string;
   readonly status: AccountStatus;
   /** What MarketBob's shape asks of the account beside its key (see MarketbobAccess). */
   readonly marketbob: MarketbobAccess;
   /** The whole account-details answer, by variant index; made when first asked for (see ResourceCache). */
   readonly json: readonly (Buffer | undefined)[];
-  /** When the key's use was last given to KeyUsage (ms since the epoch; see authenticate). */
-  keyUseNoted: number;
+  /** The only part written after the entry is made (see CachedAccountState). */
+  readonly state: CachedAccountState;
   /** What the key that found this entry may call: `full` for the account's own key (see src/keys/key-scopes.ts). */
   readonly scope: KeyScope;
 }
@@ -55,6 +65,12 @@ export interface CachedPurchase {
    * purchase whose item exists (any other answers an error).
    */
   readonly json: readonly (Buffer | undefined)[];
+  /** The only part written after the entry is made (see CachedPurchaseState). */
+  readonly state: CachedPurchaseState;
+}
+
+/** What the API writes onto a cached purchase as it validates it, not read from the store; kept as long as the entry. */
+export interface CachedPurchaseState {
   /** The code's activity mark, kept for its next validation (see ActivityCounter.validated). */
   activity: ActivityMark | undefined;
 }
@@ -177,7 +193,7 @@ function withJson<Entry extends { readonly json: readonly (Buffer | undefined)[]
  * An account's or item's JSON is made for a variant only when an answer in that variant needs it:
  * most callers use one variant, and most requests need no account JSON at all. Texts made and
  * dropped at the rate of a cache that churns are what fill the process's memory between two
- * collections (measured on the benchmark's whole-store validation: about 30 MB less at the peak).
+ * collections (the benchmark's whole-store validation peaked lower for it).
  */
 export class ResourceCache {
   private readonly accounts: LRUCache<string, CachedAccount>;
@@ -326,11 +342,10 @@ export class ResourceCache {
    * that variant is there too. On a miss, the store is asked by the key's digest.
    *
    * Entries are found by the key's SHA-256, so that memory holds no key: one SHA-256 costs a
-   * quarter of the HMAC digest (0.6–1.0 µs against 3.2–3.7 µs here), and a cached key is asked on
-   * nearly every request. Not salted: a salt kept in the same memory adds nothing against whoever
+   * fraction of the HMAC digest, and a cached key is asked on nearly every request. Not salted: a salt kept in the same memory adds nothing against whoever
    * reads it (who could read the HMAC's secret there too), and it pushed a 48-character key past
-   * SHA-256's one block of 55 bytes, with a longer text to build per request (about 5 % of the
-   * API's own work on account details).
+   * SHA-256's one block of 55 bytes, with a longer text to build per request (a share of the
+   * API's own work on account details that the benchmarks showed).
    */
   account(apiKey: string, variant?: VariantRuntime): MaybePromise<CachedAccount | undefined> {
     const keyHash = hash('sha256', apiKey, 'base64');
@@ -537,8 +552,8 @@ export class ResourceCache {
     let page = first;
     let separator = '[';
     for (;;) {
-      // Small chunks die young: whole pages as text (about 300 KB each) went to V8's large-object
-      // space and piled up until a full collection (RSS +80 MB over twenty lists of 10,000 items; +62 MB so).
+      // Small chunks die young: whole pages as text went to V8's large-object space and piled up
+      // until a full collection, so a process listing large catalogues grew; chunks of a page do not.
       for (let start = 0; start < page.length; start += STREAM_CHUNK_ITEMS) {
         yield `${separator}${this.serializeItems(page.slice(start, start + STREAM_CHUNK_ITEMS), variant)}`;
         separator = ',';
@@ -569,12 +584,9 @@ export class ResourceCache {
       status: row.status,
       marketbob: marketbobAccess(row),
       json: [],
-      keyUseNoted: 0,
       keyId: named?.keyId,
       scope: named?.scope ?? 'full',
-      limitsClient: undefined,
-      limitsKeyClient: undefined,
-      counterSlot: undefined,
+      state: { keyUseNoted: 0, limitsClient: undefined, limitsKeyClient: undefined, counterSlot: undefined },
     };
     return variant
       ? withJson(entry, variant, variant.keptOkBody('"data":', answerShapeOf(variant).account(row, variant.config)))
@@ -587,7 +599,7 @@ export class ResourceCache {
     item: CachedItem | undefined,
     variant: VariantRuntime,
   ): CachedPurchase {
-    const entry = held ?? { row, owner: item?.account, json: [], activity: undefined };
+    const entry = held ?? { row, owner: item?.account, json: [], state: { activity: undefined } };
     if (!item || !answerable(entry)) return entry;
     const shape = answerShapeOf(variant);
     const [before, after] = shape.purchaseAroundItem(row, item.supported, variant.config, this.support);

@@ -106,7 +106,7 @@ const pt: DocsLanguage = {
     'Para experimentar um endpoint aqui: **Autorizar** com a sua chave de API (api_key), ' +
     'depois **Experimentar** e **Executar**.',
   translations: {
-    // Endpoints (src/schemas/route-contracts.ts)
+    // Endpoints (their contracts in src/api/routes/)
     'Account details': 'Detalhes da conta',
     'The account that owns the API key.': 'A conta dona da chave de API.',
     'All items': 'Todos os itens',

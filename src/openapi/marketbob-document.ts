@@ -1,12 +1,10 @@
 import type { TSchema } from '@sinclair/typebox';
+import type { MarketbobEndpoint } from '../api/endpoint.js';
+import { marketbobEndpoints } from '../api/marketbob/marketbob-endpoints.js';
 import { packageVersion } from '../domain/package-version.js';
-import {
-  type MarketbobOperation,
-  marketbobResourceSchemas,
-  marketbobResponseSchemas,
-} from '../schemas/marketbob-schemas.js';
-import { type RouteContract, routeContracts } from '../schemas/route-contracts.js';
-import { type MarketbobMessages, marketbobMessages } from '../variants/marketbob-texts.js';
+import type { MarketbobMessageName } from '../schemas/endpoint-contract.js';
+import { marketbobResourceSchemas, marketbobResponseSchemas } from '../schemas/marketbob-schemas.js';
+import { marketbobMessages } from '../variants/marketbob-texts.js';
 import type { VariantConfig } from '../variants/variant-config.js';
 import { docsLanguages, translator } from './docs-languages.js';
 import { marketbobExampleMembers } from './marketbob-examples.js';
@@ -32,23 +30,8 @@ import {
 
 const COMPONENT_NAMES: ReadonlySet<string> = new Set(Object.keys(marketbobResourceSchemas));
 
-/** The endpoints a `marketbob` variant answers, in the contract's order. */
-const OPERATIONS: readonly MarketbobOperation[] = ['accountDetails', 'itemsAll', 'itemsItem', 'purchaseValidation'];
-
-/** What each endpoint does, said for MarketBob's shape. */
-const DESCRIPTIONS: Readonly<Record<MarketbobOperation, string>> = {
-  accountDetails: 'The account that owns the API key.',
-  itemsAll: "The approved items of the key's author, newest id first.",
-  itemsItem: "One approved item of the key's author.",
-  purchaseValidation:
-    "The purchase whose code matches (any letter case) and is active, of one of the key's author's items; " +
-    'the purchase comes under the key item.',
-};
-
-type MessageName = Exclude<keyof MarketbobMessages, 'statusOk' | 'statusError'>;
-
 /** When each message is answered. */
-const CASES: Readonly<Record<MessageName, string>> = {
+const CASES: Readonly<Record<MarketbobMessageName, string>> = {
   apiKeyRequired: 'The api_key parameter is missing or blank',
   invalidRequest:
     'The key is unknown, its user is not active, or the profile lacks a first name, last name, username, email or password',
@@ -61,21 +44,8 @@ const CASES: Readonly<Record<MessageName, string>> = {
   notFound: "The marketplace has switched its API off (MarketBob's actions.api setting)",
 };
 
-/** The messages each endpoint may answer, by status, in the order the answers are checked. */
-const MESSAGES: Readonly<Record<MarketbobOperation, Readonly<Record<number, readonly MessageName[]>>>> = {
-  accountDetails: { 400: ['apiKeyRequired'], 401: ['invalidRequest'], 404: ['notFound'] },
-  itemsAll: { 400: ['apiKeyRequired'], 404: ['noItemsFound', 'notFound'] },
-  itemsItem: { 400: ['apiKeyRequired', 'itemIdRequired', 'itemIdNotInteger'], 404: ['itemNotFound', 'notFound'] },
-  purchaseValidation: { 400: ['apiKeyRequired', 'purchaseCodeRequired'], 404: ['invalidPurchaseCode', 'notFound'] },
-};
-
-function routeOf(operation: MarketbobOperation): RouteContract {
-  const route = routeContracts.find((candidate) => candidate.operationId === operation);
-  if (!route) throw new Error(`marketbob-document: no route ${operation}`);
-  return route;
-}
-
-function responses(operation: MarketbobOperation, variant: VariantConfig, support: boolean, t: Translate): Json {
+function responses(endpoint: MarketbobEndpoint, variant: VariantConfig, support: boolean, t: Translate): Json {
+  const { operationId: operation, messages: answered } = endpoint.contract;
   const messages = marketbobMessages(variant.lang);
   const schemas = marketbobResponseSchemas(operation, messages);
   const success = marketbobExampleMembers(variant, support, t)[operation];
@@ -90,7 +60,7 @@ function responses(operation: MarketbobOperation, variant: VariantConfig, suppor
       },
     },
   };
-  for (const [status, names] of Object.entries(MESSAGES[operation])) {
+  for (const [status, names] of Object.entries(answered)) {
     const examples = Object.fromEntries(
       names.map((name) => [
         name,
@@ -107,16 +77,11 @@ function responses(operation: MarketbobOperation, variant: VariantConfig, suppor
   return result;
 }
 
-function operationOf(operation: MarketbobOperation, variant: VariantConfig, support: boolean, t: Translate): Json {
-  const route = routeOf(operation);
-  const common = {
-    operationId: operation,
-    summary: t(route.summary),
-    description: t(DESCRIPTIONS[operation]),
-    tags: ['API'],
-  };
-  const responseList = responses(operation, variant, support, t);
-  if (route.method === 'POST') {
+function operationOf(endpoint: MarketbobEndpoint, variant: VariantConfig, support: boolean, t: Translate): Json {
+  const { operationId: operation, summary, description } = endpoint.contract;
+  const common = { operationId: operation, summary: t(summary), description: t(description), tags: ['API'] };
+  const responseList = responses(endpoint, variant, support, t);
+  if (endpoint.method === 'POST') {
     const properties = {
       purchase_code: {
         type: 'string',
@@ -161,9 +126,8 @@ export function buildMarketbobDocument(variant: VariantConfig, support: boolean)
   const t = translator(language);
   const messages = marketbobMessages(variant.lang);
   const paths: Json = {};
-  for (const operation of OPERATIONS) {
-    const route = routeOf(operation);
-    paths[route.path] = { [route.method.toLowerCase()]: operationOf(operation, variant, support, t) };
+  for (const endpoint of marketbobEndpoints) {
+    paths[endpoint.path] = { [endpoint.method.toLowerCase()]: operationOf(endpoint, variant, support, t) };
   }
   return {
     openapi: '3.1.0',

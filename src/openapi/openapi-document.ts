@@ -1,8 +1,11 @@
 import type { TSchema } from '@sinclair/typebox';
+import { ACTIVITY_DEFAULTS } from '../activity/activity-config.js';
+import type { ContractEndpoint, EndpointSettings } from '../api/endpoint.js';
+import { contractEndpoints } from '../api/routes/index.js';
 import { packageVersion } from '../domain/package-version.js';
+import { type EndpointParam, routeErrorKinds } from '../schemas/endpoint-contract.js';
 import { resourceSchemas } from '../schemas/resource-schemas.js';
 import { errorEnvelope, routeResponseSchemas } from '../schemas/response-schemas.js';
-import { type RouteContract, type RouteParam, routeContracts, routeErrorKinds } from '../schemas/route-contracts.js';
 import { WEBHOOK_BODY_TYPES, webhookEventSchemas } from '../schemas/webhook-schemas.js';
 import type { PublicJwk } from '../signing/signing-keys.js';
 import type { ErrorKind } from '../variants/error-kinds.js';
@@ -89,13 +92,13 @@ const HEADERS = {
 };
 
 /** Example messages of a kind: the catalogue's text, or sentences the API writes for a 400. */
-function exampleMessages(kind: ErrorKind, route: RouteContract, texts: VariantTexts): Record<string, string> {
+function exampleMessages(kind: ErrorKind, route: ContractEndpoint, texts: VariantTexts): Record<string, string> {
   if (kind === 'malformedRequest') {
     return route.method === 'POST' ? { malformedRequest: texts.messages.malformedRequest } : {};
   }
   if (kind !== 'badParameter') return { [kind]: texts.messages[kind] };
   const examples: Record<string, string> = { missingApiKey: texts.parameter.missing('api_key') };
-  for (const param of route.params) {
+  for (const param of route.contract.params) {
     if (param.required !== false) examples[`missing_${param.name}`] = texts.parameter.missing(param.name);
     if (param.pattern) {
       const expectation = param.range
@@ -128,12 +131,12 @@ function responseHeaders(status: number, t: Translate): Json {
   return headers;
 }
 
-function responses(route: RouteContract, variant: VariantConfig, support: boolean, t: Translate): Json {
+function responses(route: ContractEndpoint, variant: VariantConfig, support: boolean, t: Translate): Json {
   const { texts } = variant;
   const schemas = routeResponseSchemas(route, texts);
   const result: Json = {};
-  const success = exampleSuccessMembers(variant, support, t)[route.operationId];
-  for (const status of route.successStatuses ?? [200]) {
+  const success = exampleSuccessMembers(variant, support, t)[route.contract.operationId];
+  for (const status of route.contract.successStatuses ?? [200]) {
     result[String(status)] = {
       description: t(STATUS_TEXT[status] as string),
       headers: responseHeaders(status, t),
@@ -162,8 +165,8 @@ function responses(route: RouteContract, variant: VariantConfig, support: boolea
 }
 
 /** The body a POST endpoint reads: its parameters, as JSON or a form (multipart is said in words). */
-function requestBody(route: RouteContract, t: Translate): Json {
-  const fields = route.params.filter((param) => param.sources.includes('body'));
+function requestBody(route: ContractEndpoint, t: Translate): Json {
+  const fields = route.contract.params.filter((param) => param.sources.includes('body'));
   const properties = Object.fromEntries(
     fields.map((field) => [
       field.name,
@@ -187,7 +190,7 @@ function requestBody(route: RouteContract, t: Translate): Json {
 }
 
 /** A parameter's example: the demo data's, so "Try it out" answers 200 on a store with the demo data. */
-function exampleOf(param: RouteParam): string | number {
+function exampleOf(param: EndpointParam): string | number {
   if (param.name === 'item_id') return EXAMPLE_ITEM_ID;
   if (param.name === 'days') return 30;
   if (param.name === 'limit') return 50;
@@ -203,14 +206,14 @@ const LARGEST_ID = 999_999_999_999_999;
  * the API reads the query string's text, so `pattern` (blanks around the digits, leading zeros)
  * is said for the strings it accepts only.
  */
-function parameterSchema(param: RouteParam): Json {
+function parameterSchema(param: EndpointParam): Json {
   if (param.range) return { type: 'integer', minimum: param.range.min, maximum: param.range.max };
   if (param.integer) return { type: 'integer', minimum: 1, maximum: LARGEST_ID };
   return { type: 'string', ...(param.pattern && { pattern: param.pattern }) };
 }
 
-function queryParameters(route: RouteContract, t: Translate): Json[] {
-  return route.params.map((param) => ({
+function queryParameters(route: ContractEndpoint, t: Translate): Json[] {
+  return route.contract.params.map((param) => ({
     name: param.name,
     in: 'query',
     required: param.required !== false,
@@ -235,12 +238,12 @@ function nonceParameter(t: Translate): Json {
   };
 }
 
-function operation(route: RouteContract, variant: VariantConfig, support: boolean, t: Translate) {
+function operation(route: ContractEndpoint, variant: VariantConfig, support: boolean, t: Translate) {
   const post = route.method === 'POST';
   return {
-    operationId: route.operationId,
-    summary: t(route.summary),
-    description: t(route.description),
+    operationId: route.contract.operationId,
+    summary: t(route.contract.summary),
+    description: t(route.contract.description),
     tags: ['API'],
     parameters: [...(post ? [] : queryParameters(route, t)), nonceParameter(t)],
     ...(post ? { requestBody: requestBody(route, t) } : {}),
@@ -300,18 +303,21 @@ function webhooks(t: Translate): Json {
  * Builds the OpenAPI 3.1 document of a variant: its server, status words, messages and example
  * bodies in its currency. `support` says whether purchases show `supported_until` (config `support`).
  * A variant in MarketBob's shape gets the document of its own answers (marketbob-document.ts).
+ * `settings` are the config's bounds that the contracts state (the top list's `days`): the
+ * shipped defaults when left out.
  */
 export function buildOpenApiDocument(
   variant: VariantConfig,
   support: boolean,
   publishedKeys?: readonly PublicJwk[],
+  settings: EndpointSettings = { activity: ACTIVITY_DEFAULTS },
 ): Json {
   if (variant.shape === 'marketbob') return buildMarketbobDocument(variant, support);
   const { texts } = variant;
   const language = docsLanguages[variant.lang];
   const t = translator(language);
   const paths: Json = {};
-  for (const route of routeContracts) {
+  for (const route of contractEndpoints(settings)) {
     paths[route.path] = { [route.method.toLowerCase()]: operation(route, variant, support, t) };
   }
   const notFound = errorEnvelope(['notFound'], texts);

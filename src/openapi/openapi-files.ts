@@ -1,10 +1,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { EndpointSettings } from '../api/endpoint.js';
 import type { VariantConfig } from '../variants/variant-config.js';
 import { buildOpenApiDocument } from './openapi-document.js';
 
-/** What the documents are built from: the variants, and whether support fields are served. */
-export interface OpenApiConfig {
+/** What the documents are built from: the variants, whether support fields are served, and the endpoints' config-bound limits. */
+export interface OpenApiConfig extends EndpointSettings {
   readonly variants: readonly VariantConfig[];
   readonly support: boolean;
 }
@@ -21,7 +22,7 @@ export function openApiFiles(config: OpenApiConfig): ReadonlyMap<string, string>
   return new Map(
     config.variants.map((variant) => [
       `${variant.lang}.json`,
-      `${JSON.stringify(buildOpenApiDocument(variant, config.support), null, 2)}\n`,
+      `${JSON.stringify(buildOpenApiDocument(variant, config.support, undefined, config), null, 2)}\n`,
     ]),
   );
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { EndpointSettings } from '../api/endpoint.js';
 import type { SigningKeys } from '../signing/signing-keys.js';
 import type { VariantConfig } from '../variants/variant-config.js';
 import type { VariantResolver } from '../variants/variant-runtime.js';
@@ -8,9 +9,9 @@ import { docsLanguages } from './docs-languages.js';
 import { DOCS_SECURITY_HEADERS, docsCss, docsHtml, docsStartScript, swaggerUiAssets } from './docs-page.js';
 import { buildOpenApiDocument } from './openapi-document.js';
 
-/** What the docs plugin needs: the variants and whether purchases show `supported_until`. */
+/** What the docs plugin needs: the variants, whether purchases show `supported_until`, the endpoints' config-bound limits. */
 export interface OpenApiPluginOptions {
-  readonly config: {
+  readonly config: EndpointSettings & {
     readonly variants: readonly VariantConfig[];
     readonly support: boolean;
     /** The marketplace's name and favicon on the page. */
@@ -46,7 +47,7 @@ export async function openApiPlugin(
   for (const variant of config.variants) {
     const language = docsLanguages[variant.lang];
     served.set(variant, {
-      documentText: JSON.stringify(buildOpenApiDocument(variant, config.support, signingKeys?.published)),
+      documentText: JSON.stringify(buildOpenApiDocument(variant, config.support, signingKeys?.published, config)),
       keysShown: signingKeys?.jwks,
       html: docsHtml(language, variant.prefix, {
         name: config.workspace?.brand?.name === PRODUCT_NAME ? undefined : config.workspace?.brand?.name,
@@ -74,7 +75,9 @@ export async function openApiPlugin(
       if (signingKeys && docs.keysShown !== signingKeys.jwks) {
         const variant = resolver.forPrefix(prefix, reply.request.host)?.config;
         if (variant)
-          docs.documentText = JSON.stringify(buildOpenApiDocument(variant, config.support, signingKeys.published));
+          docs.documentText = JSON.stringify(
+            buildOpenApiDocument(variant, config.support, signingKeys.published, config),
+          );
         docs.keysShown = signingKeys.jwks;
       }
       return reply.type('application/json; charset=utf-8').header('cache-control', 'no-cache').send(docs.documentText);

@@ -1,16 +1,17 @@
 import { type TSchema, Type } from '@sinclair/typebox';
 import type { ErrorKind } from '../variants/error-kinds.js';
 import type { VariantTexts } from '../variants/variant-texts.js';
-import { type RouteContract, routeErrorKinds, UNROUTED_ERROR_KINDS } from './route-contracts.js';
+import { type ContractRoute, routeErrorKinds, UNROUTED_ERROR_KINDS } from './endpoint-contract.js';
 
 /** Error kinds whose message names a parameter or the fault, so is not one fixed text. */
 const SENTENCE_KINDS: ReadonlySet<ErrorKind> = new Set(['badParameter', 'malformedRequest']);
 
 /** The success envelope of a route in a variant: `{ "status": <ok word>, ...members }`. */
-export function successEnvelope(route: RouteContract, texts: VariantTexts): TSchema {
+export function successEnvelope(route: ContractRoute, texts: VariantTexts): TSchema {
+  const { contract } = route;
   return Type.Object(
-    { status: Type.Literal(texts.statusOk), ...route.success },
-    { additionalProperties: false, title: `${route.operationId} (${texts.lang})` },
+    { status: Type.Literal(texts.statusOk), ...contract.success },
+    { additionalProperties: false, title: `${contract.operationId} (${texts.lang})` },
   );
 }
 
@@ -27,9 +28,11 @@ export function errorEnvelope(kinds: readonly ErrorKind[], texts: VariantTexts):
 }
 
 /** Every answer a route may give in a variant, by HTTP status. */
-export function routeResponseSchemas(route: RouteContract, texts: VariantTexts): ReadonlyMap<number, TSchema> {
+export function routeResponseSchemas(route: ContractRoute, texts: VariantTexts): ReadonlyMap<number, TSchema> {
   const success = successEnvelope(route, texts);
-  const schemas = new Map<number, TSchema>((route.successStatuses ?? [200]).map((status) => [status, success]));
+  const schemas = new Map<number, TSchema>(
+    (route.contract.successStatuses ?? [200]).map((status) => [status, success]),
+  );
   for (const [status, kinds] of routeErrorKinds(route)) schemas.set(status, errorEnvelope(kinds, texts));
   return schemas;
 }

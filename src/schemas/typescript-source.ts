@@ -1,4 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
+import { ACTIVITY_DEFAULTS } from '../activity/activity-config.js';
+import { marketbobEndpoints } from '../api/marketbob/marketbob-endpoints.js';
+import { contractEndpoints } from '../api/routes/index.js';
 import { type Lang, languages } from '../variants/languages.js';
 import { marketbobMessages } from '../variants/marketbob-texts.js';
 import {
@@ -8,6 +11,7 @@ import {
   MarketbobItem,
   MarketbobPurchase,
   MarketbobVideoMedia,
+  marketbobResponseSchemas,
 } from './marketbob-schemas.js';
 import {
   Account,
@@ -28,7 +32,11 @@ import { WEBHOOK_BODY_TYPES, webhookEventSchemas } from './webhook-schemas.js';
  * the client ships its own types with no runtime dependency, yet no shape is written twice.
  */
 
-/** The schemas declared by name, in the order the file lists them; others are written inline. */
+/**
+ * The schemas declared by name, in the order the file lists them; others are written inline. They
+ * are the named schemas the endpoints answer with (checked against the endpoints' list when the
+ * file is written: see answeredTitles), in an order that declares a part before what holds it.
+ */
 const NAMED: readonly TSchema[] = [
   Account,
   ImageMedia,
@@ -124,8 +132,46 @@ function sourceOf(title: unknown): string {
   return 'SPEC 3';
 }
 
+/** The titles of the named schemas inside `schema`, added to `found`. */
+function collectTitles(schema: TSchema, found: Set<string>): void {
+  if (typeof schema.title === 'string' && !schema.title.includes(' (')) found.add(schema.title);
+  const parts = [
+    ...Object.values((schema.properties ?? {}) as Record<string, TSchema>),
+    ...Object.values((schema.patternProperties ?? {}) as Record<string, TSchema>),
+    ...((schema.anyOf ?? []) as TSchema[]),
+    ...(schema.items ? [schema.items as TSchema] : []),
+  ];
+  for (const part of parts) collectTitles(part, found);
+}
+
+/**
+ * The named schemas the endpoints answer with (the contract's and MarketBob's shape), from the
+ * endpoints' list: the SDK declares exactly those, so an endpoint that answers a new resource
+ * cannot be left out of the client's types.
+ */
+function answeredTitles(): Set<string> {
+  const found = new Set<string>();
+  for (const endpoint of contractEndpoints({ activity: ACTIVITY_DEFAULTS })) {
+    for (const member of Object.values(endpoint.contract.success)) collectTitles(member, found);
+  }
+  for (const endpoint of marketbobEndpoints) {
+    const success = marketbobResponseSchemas(endpoint.contract.operationId, marketbobMessages('en')).get(200);
+    if (success) collectTitles(success, found);
+  }
+  return found;
+}
+
 /** The text of sdk/src/contract.ts. */
 export function sdkContractSource(): string {
+  const answered = answeredTitles();
+  const declared = new Set(NAMED.map((schema) => schema.title as string));
+  const missing = [...answered].filter((title) => !declared.has(title));
+  const unused = [...declared].filter((title) => !answered.has(title));
+  if (missing.length > 0 || unused.length > 0) {
+    throw new Error(
+      `typescript-source: NAMED lacks ${missing.join(', ') || 'none'}; no endpoint answers ${unused.join(', ') || 'none'}`,
+    );
+  }
   const declarations = NAMED.map((schema) => {
     const body = objectType(schema, '');
     return `/** ${schema.title}: ${sourceOf(schema.title)}, keys in this order. */\nexport interface ${schema.title} ${body}`;

@@ -15,7 +15,7 @@ const processBits = randomBytes(10).toString('hex');
 const PREFIX = `${processBits.slice(0, 8)}-${processBits.slice(8, 12)}-8${processBits.slice(12, 15)}-a${processBits.slice(15, 18)}-${processBits.slice(18, 20)}`;
 let issued = 0;
 
-/** The count's last three hex digits, written once: a radix conversion and a pad per id cost 50 ns more. */
+/** The count's last three hex digits, written once: a radix conversion and a pad per id cost more. */
 const LOW_DIGITS = Array.from({ length: 4096 }, (_, low) => low.toString(16).padStart(3, '0'));
 /** The prefix with the count's seven high hex digits, made again each 4,096 ids. */
 let high = -1;

@@ -9,9 +9,9 @@ import { executionAsyncResource } from 'node:async_hooks';
  * saw weakly. When a few full collections pass while no tick object is alive, as in a quiet moment
  * of a server with a large heap, those maps die; the next tick object is built on new ones, and
  * the literal's feedback turns megamorphic for the rest of the process. From then on V8's runtime
- * builds every tick object property by property: 45 → 210 ns a `nextTick` here, and an API request
- * makes about ten of them, so a process so hit answered a tenth fewer requests a second under the
- * same load (bench/README.md, "Latest figures"). Whether it struck depended on when the process's
+ * builds every tick object property by property, several times slower, and an API request makes
+ * about ten of them, so a process so hit answered measurably fewer requests under the same load
+ * (bench/README.md has the figures). Whether it struck depended on when the process's
  * collections fell. A tick object that never dies keeps the maps alive, and the feedback stays
  * monomorphic (test/server/tick-objects.test.ts checks it in V8's own feedback).
  */

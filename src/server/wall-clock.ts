@@ -3,8 +3,8 @@ const RESYNC_MS = 1_000;
 
 /**
  * The wall clock (ms since the epoch, as Date.now()) from a performance.now() reading the caller
- * has already taken: a request reads the clock once for both. Each reading cost 0.2–0.4 µs on
- * these virtual machines. The offset between the two clocks is read again once a second, so a
+ * has already taken: a request reads the clock once for both, since reading a virtual machine's
+ * clock is not free. The offset between the two clocks is read again once a second, so a
  * step of the wall clock (NTP) is followed within a second, as Date.now() would have.
  */
 export class WallClock {

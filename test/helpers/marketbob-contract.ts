@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { ValidateFunction } from 'ajv';
+import { marketbobEndpoints } from '../../src/api/marketbob/marketbob-endpoints.js';
 import { type MarketbobOperation, marketbobResponseSchemas } from '../../src/schemas/marketbob-schemas.js';
 import type { Lang } from '../../src/variants/languages.js';
 import { marketbobMessages } from '../../src/variants/marketbob-texts.js';
@@ -11,12 +12,9 @@ import { createContractAjv, keyOrderProblems } from './response-contract.js';
  */
 
 /** The endpoint an API path is, for a `marketbob` variant (the path after the variant's base). */
-export const MARKETBOB_OPERATIONS: Readonly<Record<string, MarketbobOperation>> = {
-  '/api/account/details': 'accountDetails',
-  '/api/items/all': 'itemsAll',
-  '/api/items/item': 'itemsItem',
-  '/api/purchases/validation': 'purchaseValidation',
-};
+export const MARKETBOB_OPERATIONS: Readonly<Record<string, MarketbobOperation>> = Object.fromEntries(
+  marketbobEndpoints.map((endpoint) => [endpoint.path, endpoint.contract.operationId]),
+);
 
 const validators = new Map<string, { schema: TSchema; validate: ValidateFunction }>();
 let ajv: ReturnType<typeof createContractAjv> | undefined;

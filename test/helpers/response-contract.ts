@@ -1,16 +1,17 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { ContractEndpoint } from '../../src/api/endpoint.js';
+import { contractEndpoints } from '../../src/api/routes/index.js';
 import type { Config } from '../../src/config.js';
 import { MAX_DECIMALS } from '../../src/schemas/resource-schemas.js';
 import { routeResponseSchemas, unroutedResponseSchemas } from '../../src/schemas/response-schemas.js';
-import { type RouteContract, routeContracts } from '../../src/schemas/route-contracts.js';
 import { createVariantResolver } from '../../src/variants/variant-runtime.js';
 import type { VariantTexts } from '../../src/variants/variant-texts.js';
 import { assertMarketbobAnswer, MARKETBOB_OPERATIONS } from './marketbob-contract.js';
 
 /**
- * Checks answers against the contract's schemas (src/schemas): every answer the HTTP suites
+ * Checks answers against the endpoints' contracts (src/api/routes, src/api/marketbob): every answer the HTTP suites
  * receive through `createTestApp` passes here, so the bytes the routes write and the schemas
  * (hence the OpenAPI document and the SDK's types) cannot drift apart.
  */
@@ -90,13 +91,13 @@ export interface ContractChecker {
 }
 
 /**
- * Validators compiled once per test file and shared by every app it builds: compiling costs tens
- * of milliseconds a schema, which must not land inside a test's first (perhaps timed) request.
+ * Validators compiled once per test file and shared by every app it builds: compiling a schema is
+ * slow, and must not land inside a test's first (perhaps timed) request.
  */
 let sharedAjv: Ajv | undefined;
 const validators = new Map<string, { schema: TSchema; validate: ValidateFunction }>();
 
-function validatorFor(texts: VariantTexts, route: RouteContract | undefined, status: number) {
+function validatorFor(texts: VariantTexts, route: ContractEndpoint | undefined, status: number) {
   const key = `${texts.lang}|${route?.path ?? '(unrouted)'}|${status}`;
   let entry = validators.get(key);
   if (!entry) {
@@ -112,11 +113,12 @@ function validatorFor(texts: VariantTexts, route: RouteContract | undefined, sta
 export function createContractChecker(config: Config): ContractChecker {
   const resolver = createVariantResolver(config.variants);
   // The success envelopes, the costly ones, are compiled now (while the app is built), not mid-test.
-  for (const variant of config.variants) for (const route of routeContracts) validatorFor(variant.texts, route, 200);
+  const endpoints = contractEndpoints(config);
+  for (const variant of config.variants) for (const route of endpoints) validatorFor(variant.texts, route, 200);
   let checked = 0;
 
   const schemaFor = (texts: VariantTexts, method: string, path: string, status: number) => {
-    const route = routeContracts.find(
+    const route = endpoints.find(
       (candidate) =>
         candidate.path === path && (candidate.method === method || (method === 'HEAD' && candidate.method === 'GET')),
     );

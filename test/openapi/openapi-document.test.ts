@@ -351,6 +351,25 @@ describe.each(TEST_STORES)('%s store: the served documents', (kind) => {
     });
   });
 
+  it("bounds the top list's days by activity.retentionDays, in the document as in the answers", async () => {
+    const kept = await createTestApp(kind, { lines: ALL_LINES, configFile: { activity: { retentionDays: 365 } } });
+    try {
+      const document = JSON.parse((await kept.app.inject({ url: '/openapi.json' })).body) as Json;
+      const days = (document.paths['/api/purchases/activity/top'].get.parameters as Json[]).find(
+        (parameter) => parameter.name === 'days',
+      );
+      expect(days?.schema).toEqual({ type: 'integer', minimum: 1, maximum: 365 });
+      const top = (query: string) =>
+        kept.app.inject({ url: `/api/purchases/activity/top?${query}`, headers: { 'x-api-key': KEYS.alice } });
+      expect((await top('days=365')).statusCode).toBe(200);
+      const over = await top('days=366');
+      expect(over.statusCode).toBe(400);
+      expect(JSON.parse(over.body).msg).toContain('365');
+    } finally {
+      await kept.close();
+    }
+  });
+
   it('gives a variant on its own host that host as its server', async () => {
     const hosted = await createTestApp(kind, {
       configFile: {

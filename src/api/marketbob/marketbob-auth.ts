@@ -2,7 +2,7 @@ import type { VariantRuntime } from '../../variants/variant-runtime.js';
 import { ApiError, type OrRefusal } from '../api-error.js';
 import type { ApiRequest } from '../api-request.js';
 import { admitHolder } from '../authenticate.js';
-import type { Endpoint, EndpointContext } from '../endpoint.js';
+import type { EndpointContext, MarketbobEndpoint } from '../endpoint.js';
 import { after, type MaybePromise } from '../maybe-async.js';
 import type { CachedAccount } from '../resource-cache.js';
 
@@ -45,10 +45,11 @@ export function authenticateHolder(
  * (the `api_enabled` source setting), every request answers 404 before its parameters are read,
  * as MarketBob's middleware does.
  */
-export function behindApiSwitch(endpoint: Endpoint): Endpoint {
+export function behindApiSwitch(endpoint: MarketbobEndpoint): MarketbobEndpoint {
   return {
     method: endpoint.method,
     path: endpoint.path,
+    contract: endpoint.contract,
     handle(request, variant, context) {
       const enabled = context.cache.apiEnabled();
       if (enabled === true) return endpoint.handle(request, variant, context);

@@ -1,22 +1,28 @@
-import type { VariantRuntime } from '../../variants/variant-runtime.js';
-import { ApiError, type OrRefusal } from '../api-error.js';
+import { Account } from '../../schemas/resource-schemas.js';
+import { ApiError, unlessRefused } from '../api-error.js';
 import { authenticate } from '../authenticate.js';
-import type { Endpoint } from '../endpoint.js';
+import type { ContractEndpoint } from '../endpoint.js';
 import { apiKeyParam } from '../params.js';
-import type { CachedAccount } from '../resource-cache.js';
 
-export const accountDetails: Endpoint = {
+export const accountDetails: ContractEndpoint = {
   method: 'GET',
   path: '/api/account/details',
+  contract: {
+    shape: 'contract',
+    operationId: 'accountDetails',
+    summary: 'Account details',
+    description: 'The account that owns the API key.',
+    params: [],
+    success: { data: Account },
+    notFound: [],
+  },
   handle(request, variant, context) {
     const apiKey = apiKeyParam(request, undefined, variant.config.texts);
-    const account = authenticate(request, context, apiKey, variant);
-    // At once, without a closure, when the account is in memory (nearly always).
-    return account instanceof Promise
-      ? account.then((settled) => detailsOf(settled, variant))
-      : detailsOf(account, variant);
+    if (apiKey instanceof ApiError) return apiKey;
+    // The account's answer in this variant comes with it from the cache.
+    return unlessRefused(
+      authenticate(request, context, apiKey, variant),
+      (account) => account.json[variant.index] as Buffer,
+    );
   },
 };
-
-const detailsOf = (account: OrRefusal<CachedAccount>, variant: VariantRuntime): OrRefusal<Buffer> =>
-  account instanceof ApiError ? account : (account.json[variant.index] as Buffer);

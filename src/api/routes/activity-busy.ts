@@ -1,11 +1,10 @@
 import { ActivityReportsBusyError } from '../../activity/report-thread.js';
-import { ApiError } from '../api-error.js';
+import { ApiError, type OrRefusal } from '../api-error.js';
 
-/** An activity report, or 503 when too many wait to be made (see ActivityReportsBusyError). */
-export async function reportOrBusy<T>(report: Promise<T>): Promise<T> {
-  try {
-    return await report;
-  } catch (error) {
-    throw error instanceof ActivityReportsBusyError ? ApiError.of('serviceUnavailable') : error;
-  }
+/** An activity report, or the 503 refusal when too many wait to be made (see ActivityReportsBusyError). */
+export function reportOrBusy<T>(report: Promise<T>): Promise<OrRefusal<T>> {
+  return report.catch((error: unknown) => {
+    if (error instanceof ActivityReportsBusyError) return ApiError.of('serviceUnavailable');
+    throw error;
+  });
 }

@@ -1,44 +1,38 @@
-import { purchaseCodeKey } from '../../domain/purchase-code.js';
+import { Type } from '@sinclair/typebox';
+import { Activation, ActivationCounts, Purchase } from '../../schemas/resource-schemas.js';
 import { activationView } from '../../store/activation-store.js';
 import type { VariantRuntime } from '../../variants/variant-runtime.js';
 import { countJson, purchaseOf } from '../activation-answer.js';
-import { ApiError, type OrRefusal, unlessRefused } from '../api-error.js';
+import { ApiError, unlessRefused } from '../api-error.js';
 import type { ApiRequest } from '../api-request.js';
 import { authenticate } from '../authenticate.js';
-import type { Endpoint, EndpointContext } from '../endpoint.js';
-import { after, type MaybePromise } from '../maybe-async.js';
+import type { ContractEndpoint, EndpointAnswer, EndpointContext } from '../endpoint.js';
 import { apiKeyParam, instanceParam, requiredParam } from '../params.js';
-import { type AnswerBody, StatusAnswer } from '../reply.js';
-import { validationAnswer } from './purchase-validation.js';
-
-/** A code valid for the key's account: its key and its validation answer (the Purchase is inside). */
-interface ValidCode {
-  readonly codeKey: string;
-  readonly answer: Buffer;
-}
+import { StatusAnswer } from '../reply.js';
+import { type ValidCode, withValidCode } from '../validation-answer.js';
+import { INSTANCE_PARAM, PURCHASE_CODE_PARAM } from './code-params.js';
 
 /**
- * The key's account and the code checked exactly as validation checks them (the same refusals,
- * counted alike, and the code's activity noted): an activation or a release is a use of the code.
+ * The parameters read, then the key's account and the code checked exactly as validation checks
+ * them (the same refusals, counted alike, and the code's activity noted): an activation or a
+ * release is a use of the code. `next` answers for a valid code and the instance.
  */
-function validCode(request: ApiRequest, variant: VariantRuntime, context: EndpointContext) {
+function withValidInstance(
+  request: ApiRequest,
+  variant: VariantRuntime,
+  context: EndpointContext,
+  next: (valid: ValidCode, instance: string) => EndpointAnswer,
+): EndpointAnswer {
   const { texts } = variant.config;
   const apiKey = apiKeyParam(request, request.body, texts);
+  if (apiKey instanceof ApiError) return apiKey;
   const code = requiredParam('purchase_code', [request.query, request.body], texts);
+  if (code instanceof ApiError) return code;
   const instance = instanceParam([request.query, request.body], texts, true);
-  return {
-    instance,
-    answer: <R>(next: (valid: ValidCode) => MaybePromise<OrRefusal<R>>): MaybePromise<OrRefusal<R>> =>
-      unlessRefused(authenticate(request, context, apiKey), (account) => {
-        const codeKey = purchaseCodeKey(code);
-        return unlessRefused(
-          after(codeKey === undefined ? undefined : context.cache.purchase(codeKey, variant), (found) =>
-            validationAnswer(found, codeKey, account.username, request, variant, context),
-          ),
-          (answer) => next({ codeKey: codeKey as string, answer }),
-        );
-      }),
-  };
+  if (instance instanceof ApiError) return instance;
+  return unlessRefused(authenticate(request, context, apiKey), (account) =>
+    withValidCode(account, code, request, variant, context, (valid) => next(valid, instance)),
+  );
 }
 
 /**
@@ -47,13 +41,31 @@ function validCode(request: ApiRequest, variant: VariantRuntime, context: Endpoi
  * 409 `activation_limit` when the code holds as many instances as its item allows. Atomic: the
  * store counts and writes in one transaction that holds the purchase.
  */
-export const purchaseActivation: Endpoint = {
+export const purchaseActivation: ContractEndpoint = {
   method: 'POST',
   path: '/api/purchases/activations',
+  contract: {
+    shape: 'contract',
+    operationId: 'purchaseActivation',
+    summary: 'Activate an install',
+    description:
+      'Activates `instance` on a valid code: 201 with the new activation, 200 with the one the instance has already, ' +
+      "409 when the code holds as many instances as its item's activation limit allows. Any other code answers " +
+      'exactly what validation answers for it.',
+    params: [PURCHASE_CODE_PARAM, INSTANCE_PARAM],
+    success: {
+      data: Type.Object(
+        { activation: Activation, activations: ActivationCounts, purchase: Purchase },
+        { additionalProperties: false },
+      ),
+    },
+    successStatuses: [201, 200],
+    notFound: ['invalidPurchaseCode'],
+    conflict: ['activationLimit'],
+  },
   handle(request, variant, context) {
-    const checked = validCode(request, variant, context);
-    return checked.answer(async ({ codeKey, answer }): Promise<OrRefusal<AnswerBody>> => {
-      const outcome = await context.activations().activate(codeKey, checked.instance, request.at);
+    return withValidInstance(request, variant, context, async ({ codeKey, answer }, instance) => {
+      const outcome = await context.activations().activate(codeKey, instance, request.at);
       if (outcome.kind === 'inactive') return ApiError.of('invalidPurchaseCode');
       if (outcome.kind === 'full') return ApiError.of('activationLimit');
       const body = variant.okBody(
@@ -71,13 +83,23 @@ export const purchaseActivation: Endpoint = {
 };
 
 /** Releases an instance of a valid code, freeing its place: 200 with the code's count, 404 when the instance holds none. */
-export const purchaseDeactivation: Endpoint = {
+export const purchaseDeactivation: ContractEndpoint = {
   method: 'POST',
   path: '/api/purchases/deactivation',
+  contract: {
+    shape: 'contract',
+    operationId: 'purchaseDeactivation',
+    summary: 'Release an install',
+    description:
+      "Releases `instance` from a valid code, freeing its place: 200 with the code's count, 404 when the instance " +
+      'holds no activation of the code. Any other code answers exactly what validation answers for it.',
+    params: [PURCHASE_CODE_PARAM, INSTANCE_PARAM],
+    success: { data: Type.Object({ activations: ActivationCounts }, { additionalProperties: false }) },
+    notFound: ['invalidPurchaseCode', 'activationNotFound'],
+  },
   handle(request, variant, context) {
-    const checked = validCode(request, variant, context);
-    return checked.answer(async ({ codeKey }): Promise<OrRefusal<AnswerBody>> => {
-      const outcome = await context.activations().release(codeKey, checked.instance);
+    return withValidInstance(request, variant, context, async ({ codeKey }, instance) => {
+      const outcome = await context.activations().release(codeKey, instance);
       if (outcome.kind === 'unknown') return ApiError.of('activationNotFound');
       return variant.okBody('"data":{"activations":', countJson(outcome.count), '}');
     });

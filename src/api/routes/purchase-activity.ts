@@ -1,7 +1,9 @@
+import { Type } from '@sinclair/typebox';
 import { purchaseCodeKey } from '../../domain/purchase-code.js';
-import { ApiError } from '../api-error.js';
+import { PurchaseActivity } from '../../schemas/resource-schemas.js';
+import { ApiError, unlessRefused } from '../api-error.js';
 import { authenticate } from '../authenticate.js';
-import type { Endpoint } from '../endpoint.js';
+import type { ContractEndpoint } from '../endpoint.js';
 import { apiKeyParam, requiredParam } from '../params.js';
 import { reportOrBusy } from './activity-busy.js';
 
@@ -13,30 +15,45 @@ const isoOrNull = (at: number | undefined) => (at === undefined ? null : new Dat
  * answers for it, so that nobody learns whether another seller's code exists; a code of theirs that
  * was never validated answers zeros and nulls.
  */
-export const purchaseActivity: Endpoint = {
+export const purchaseActivity: ContractEndpoint = {
   method: 'GET',
   path: '/api/purchases/activity',
-  async handle(request, variant, context) {
+  contract: {
+    shape: 'contract',
+    operationId: 'purchaseActivity',
+    summary: 'How a purchase code is used',
+    description:
+      "Validations and distinct client networks of one of the key's account's codes (valid, refunded or cancelled), " +
+      'over the retained days and per day. Any other code answers exactly what validation answers for it (404); ' +
+      'a code never validated answers zeros and nulls. Counts are written every few seconds.',
+    params: [{ name: 'purchase_code', description: "The buyer's purchase code", sources: ['query'] }],
+    success: { data: Type.Object({ activity: PurchaseActivity }, { additionalProperties: false }) },
+    notFound: ['invalidPurchaseCode'],
+  },
+  handle(request, variant, context) {
     const { cache, activity } = context;
     const { texts } = variant.config;
     const apiKey = apiKeyParam(request, undefined, texts);
+    if (apiKey instanceof ApiError) return apiKey;
     const code = requiredParam('purchase_code', [request.query], texts);
-    const account = await authenticate(request, context, apiKey);
-    if (account instanceof ApiError) return account;
-    const codeKey = purchaseCodeKey(code);
-    const found = codeKey === undefined ? undefined : await cache.purchase(codeKey, variant);
-    if (codeKey === undefined || found === undefined || found.owner !== account.username) {
-      throw ApiError.of('invalidPurchaseCode');
-    }
-    const report = await reportOrBusy(activity.ofCode(account.username, codeKey));
-    const body = {
-      purchase_code: found.row.code,
-      validations: report.validations,
-      networks: report.networks,
-      first_seen: isoOrNull(report.firstSeen),
-      last_seen: isoOrNull(report.lastSeen),
-      days: report.days.map((day) => ({ date: day.date, validations: day.validations, networks: day.networks })),
-    };
-    return variant.okBody('"data":{"activity":', JSON.stringify(body), '}');
+    if (code instanceof ApiError) return code;
+    return unlessRefused(authenticate(request, context, apiKey), async (account) => {
+      const codeKey = purchaseCodeKey(code);
+      const found = codeKey === undefined ? undefined : await cache.purchase(codeKey, variant);
+      if (codeKey === undefined || found === undefined || found.owner !== account.username) {
+        return ApiError.of('invalidPurchaseCode');
+      }
+      const report = await reportOrBusy(activity.ofCode(account.username, codeKey));
+      if (report instanceof ApiError) return report;
+      const body = {
+        purchase_code: found.row.code,
+        validations: report.validations,
+        networks: report.networks,
+        first_seen: isoOrNull(report.firstSeen),
+        last_seen: isoOrNull(report.lastSeen),
+        days: report.days.map((day) => ({ date: day.date, validations: day.validations, networks: day.networks })),
+      };
+      return variant.okBody('"data":{"activity":', JSON.stringify(body), '}');
+    });
   },
 };

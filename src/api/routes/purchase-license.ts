@@ -1,10 +1,10 @@
-import { purchaseCodeKey } from '../../domain/purchase-code.js';
+import { License } from '../../schemas/resource-schemas.js';
 import { ApiError, unlessRefused } from '../api-error.js';
 import { authenticate } from '../authenticate.js';
-import type { Endpoint } from '../endpoint.js';
-import { after } from '../maybe-async.js';
+import type { ContractEndpoint } from '../endpoint.js';
 import { apiKeyParam, optionalParam, requiredParam } from '../params.js';
-import { validationAnswer } from './purchase-validation.js';
+import { withValidCode } from '../validation-answer.js';
+import { PURCHASE_CODE_PARAM } from './code-params.js';
 
 /** The longest `instance` a token carries. */
 const INSTANCE_MAX = 255;
@@ -17,26 +17,46 @@ const LICENSE_NAMES = { regular: 'Regular', extended: 'Extended' } as const;
  * deployment's key says which purchase, item and license it is, and, when the seller's software named
  * one, for which installation.
  */
-export const purchaseLicense: Endpoint = {
+export const purchaseLicense: ContractEndpoint = {
   method: 'POST',
   path: '/api/purchases/license',
+  contract: {
+    shape: 'contract',
+    operationId: 'purchaseLicense',
+    summary: 'Offline license token',
+    description:
+      'A license token for a valid purchase code: a JWS (EdDSA, the keys at `{base}/.well-known/jwks.json`, `kid` in ' +
+      'its header) whose claims are `iss` (the base URL), `iat`, `exp`, `purchase_code`, `item_id`, `license_type` ' +
+      "and `instance` when given. The seller's software checks it offline until `exp`. A code that is not valid " +
+      'answers exactly what validation answers for it.',
+    params: [
+      PURCHASE_CODE_PARAM,
+      {
+        name: 'instance',
+        description: `The installation the token is for (1 to ${INSTANCE_MAX} characters), carried in its \`instance\` claim`,
+        sources: ['query', 'body'],
+        required: false,
+      },
+    ],
+    success: { data: License },
+    notFound: ['invalidPurchaseCode'],
+  },
   handle(request, variant, context) {
     const { texts } = variant.config;
     const apiKey = apiKeyParam(request, request.body, texts);
+    if (apiKey instanceof ApiError) return apiKey;
     const code = requiredParam('purchase_code', [request.query, request.body], texts);
+    if (code instanceof ApiError) return code;
     const instance = optionalParam('instance', [request.query, request.body], texts);
+    if (instance instanceof ApiError) return instance;
     if (instance !== undefined && [...instance].length > INSTANCE_MAX) {
-      throw new ApiError(
+      return new ApiError(
         'badParameter',
         texts.parameter.malformed('instance', texts.expectations.shortText(INSTANCE_MAX)),
       );
     }
-    return unlessRefused(authenticate(request, context, apiKey), (account) => {
-      const codeKey = purchaseCodeKey(code);
-      return after(codeKey === undefined ? undefined : context.cache.purchase(codeKey, variant), (found) => {
-        const refused = validationAnswer(found, codeKey, account.username, request, variant, context);
-        if (refused instanceof ApiError || found === undefined) return refused;
-        const { row } = found;
+    return unlessRefused(authenticate(request, context, apiKey), (account) =>
+      withValidCode(account, code, request, variant, context, ({ purchase: { row } }) => {
         const license = context.licenses.issue({
           issuer: variant.config.baseUrl,
           purchaseCode: row.code,
@@ -46,7 +66,7 @@ export const purchaseLicense: Endpoint = {
         });
         const expiresAt = new Date(license.expiresAt).toISOString();
         return variant.okBody('"data":', JSON.stringify({ license: license.token, expires_at: expiresAt }));
-      });
-    });
+      }),
+    );
   },
 };

@@ -1,64 +1,66 @@
-import { purchaseCodeKey, purchaseIsValidFor } from '../../domain/purchase-code.js';
-import type { VariantRuntime } from '../../variants/variant-runtime.js';
+import { Type } from '@sinclair/typebox';
+import { purchaseCodeKey } from '../../domain/purchase-code.js';
+import { Activation, Purchase } from '../../schemas/resource-schemas.js';
 import { withActivation } from '../activation-answer.js';
 import { ApiError, unlessRefused } from '../api-error.js';
-import type { ApiRequest } from '../api-request.js';
 import { authenticate } from '../authenticate.js';
-import type { Endpoint, EndpointContext } from '../endpoint.js';
+import type { ContractEndpoint } from '../endpoint.js';
 import { after } from '../maybe-async.js';
 import { apiKeyParam, instanceParam, requiredParam } from '../params.js';
-import type { CachedPurchase } from '../resource-cache.js';
+import { validateCode } from '../validation-answer.js';
+import { INSTANCE_PARAM, PURCHASE_CODE_PARAM } from './code-params.js';
 
-export const purchaseValidation: Endpoint = {
+export const purchaseValidation: ContractEndpoint = {
   method: 'POST',
   path: '/api/purchases/validation',
+  contract: {
+    shape: 'contract',
+    operationId: 'purchaseValidation',
+    summary: 'Validate a purchase code',
+    description:
+      "The purchase, when the code (trimmed, any letter case) is active and its item belongs to the key's account; " +
+      'any other code is a 404.',
+    params: [
+      PURCHASE_CODE_PARAM,
+      {
+        ...INSTANCE_PARAM,
+        description:
+          "Optional: an install to ask about. Given, the answer adds `activation` (the instance's activation, or null)",
+        required: false,
+      },
+    ],
+    success: {
+      data: Type.Object(
+        {
+          purchase: Purchase,
+          activation: Type.Optional(
+            Type.Union([Activation, Type.Null()], {
+              description: "Only when `instance` was given: the instance's activation of the code, or null",
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    },
+    notFound: ['invalidPurchaseCode'],
+  },
   handle(request, variant, context) {
     const { texts } = variant.config;
     const apiKey = apiKeyParam(request, request.body, texts);
+    if (apiKey instanceof ApiError) return apiKey;
     const code = requiredParam('purchase_code', [request.query, request.body], texts);
+    if (code instanceof ApiError) return code;
     const instance = instanceParam([request.query, request.body], texts, false);
+    if (instance instanceof ApiError) return instance;
     return unlessRefused(authenticate(request, context, apiKey), (account) => {
-      const codeKey = purchaseCodeKey(code);
-      const answer = after(codeKey === undefined ? undefined : context.cache.purchase(codeKey, variant), (found) =>
-        validationAnswer(found, codeKey, account.username, request, variant, context),
-      );
-      // Without an instance, the answer as it always was: no store query, no copy.
+      const answer = validateCode(account, code, request, variant, context);
+      // A valid answer means the code has a key. Without an instance, the answer as it always was: no store query, no copy.
       if (instance === undefined) return answer;
       return unlessRefused(answer, (valid) =>
-        after(context.activations().validated(codeKey as string, instance, request.at), (activation) =>
+        after(context.activations().validated(purchaseCodeKey(code) as string, instance, request.at), (activation) =>
           withActivation(valid, activation),
         ),
       );
     });
   },
 };
-
-/**
- * A looked-up code answered to the seller `username`, in either shape: the purchase's cached answer
- * when it is valid for them, else `invalidPurchaseCode`; counted in the metrics and, when the code is
- * theirs, in its activity.
- */
-export function validationAnswer(
-  found: CachedPurchase | undefined,
-  codeKey: string | undefined,
-  username: string,
-  request: ApiRequest,
-  variant: VariantRuntime,
-  context: EndpointContext,
-): Buffer | ApiError {
-  const { metrics, activity } = context;
-  const owner = found?.owner;
-  // The seller's own codes count, valid or not; a code of another seller's (or none) does not.
-  if (found !== undefined && owner === username) {
-    found.activity = activity.validated(owner, codeKey as string, request.ip, found.activity);
-  }
-  if (!found || owner === undefined || !purchaseIsValidFor(found.row, owner, username)) {
-    // Refunded and cancelled are told apart for the operator only when the purchase is this seller's.
-    const status = found?.row.status;
-    const ownInactive = owner === username && status !== 'active';
-    metrics.validation(ownInactive ? (status as 'refunded' | 'cancelled') : 'invalid');
-    return ApiError.of('invalidPurchaseCode');
-  }
-  metrics.validation('valid');
-  return found.json[variant.index] as Buffer;
-}

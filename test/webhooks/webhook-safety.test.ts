@@ -177,7 +177,13 @@ describe('an endpoint failing for too long is disabled, and can be enabled again
         pending_deliveries: 1,
       },
     ]);
-    const metrics = await t.app.inject({ method: 'GET', url: '/admin/v1/metrics', headers: AUTH });
+    // The store shows the endpoint disabled when the writer commits; the counter moves when the
+    // delivery worker hears back from it, a moment later.
+    const metrics = await eventually(
+      () => t.app.inject({ method: 'GET', url: '/admin/v1/metrics', headers: AUTH }),
+      (answer) => answer.body.includes('marketplace_webhook_endpoints_disabled_total 1'),
+      'the disabled endpoint counted',
+    );
     expect(metrics.body).toContain('marketplace_webhook_endpoints_disabled_total 1');
     expect(metrics.body).toMatch(/marketplace_webhook_attempts_total\{outcome="retrying"\} [1-9]/);
 

@@ -201,7 +201,11 @@ describe('an endpoint failing for too long is disabled, and can be enabled again
     expect(healthy.body.webhooks).toMatchObject([
       { enabled: true, disabled_reason: null, failing_since: null, last_success_at: expect.stringMatching(/Z$/) },
     ]);
-    const after = await t.app.inject({ method: 'GET', url: '/admin/v1/metrics', headers: AUTH });
+    const after = await eventually(
+      () => t.app.inject({ method: 'GET', url: '/admin/v1/metrics', headers: AUTH }),
+      (answer) => answer.body.includes('marketplace_webhook_attempts_total{outcome="succeeded"} 1'),
+      'the delivery counted',
+    );
     expect(after.body).toContain('marketplace_webhook_attempts_total{outcome="succeeded"} 1');
   });
 });

@@ -1,7 +1,7 @@
 import type { KeyScope } from '../domain/key-scope.js';
 import type { AccountRow, ItemRecord, PurchaseRecord } from '../records/rows.js';
-import type { ActivationRow, ItemActivationLimitRow } from './activation-rows.js';
-import type { WebhookDeliveryRow, WebhookEndpointRow, WebhookEventRow } from './webhook-rows.js';
+import type { ActivationRow, ItemActivationLimitRow } from './activations/activation-rows.js';
+import type { WebhookDeliveryRow, WebhookEndpointRow, WebhookEventRow } from './webhooks/webhook-rows.js';
 
 /** The tables as Kysely sees them. */
 export interface Database {

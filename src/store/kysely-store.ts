@@ -1,14 +1,14 @@
 import { type Kysely, Migrator, sql } from 'kysely';
 import type { AccountRow, AccountStatus, ItemRow, ListedItem, PurchaseRow, PurchaseStatus } from '../records/rows.js';
-import { ActivationStore, endActivations } from './activation-store.js';
-import type { ActivityTables } from './activity-tables.js';
-import type { StoreChanges } from './change-log.js';
+import { ActivationStore, endActivations } from './activations/activation-store.js';
+import type { ActivityTables } from './activity/activity-tables.js';
+import { itemHeadSql } from './catalog/item-head-sql.js';
+import type { StoreChanges } from './changes/change-log.js';
 import type { Database, SessionRow } from './database.js';
 import type { Dialect } from './dialect.js';
-import { itemHeadSql } from './item-head-sql.js';
+import { SigningKeyStore } from './keys/signing-key-store.js';
 import { migrationProvider } from './migrations/index.js';
 import type { QueryRunner } from './query-runner.js';
-import { SigningKeyStore } from './signing-key-store.js';
 import {
   type ActivityDay,
   type ActivityDelta,
@@ -27,8 +27,8 @@ import {
   type StoredNamedKey,
   StoreUnavailableError,
 } from './store.js';
-import { type Change, purchaseEventTypes, purchaseSnapshot, recordChanges } from './webhook-outbox.js';
-import { WebhookStore } from './webhook-store.js';
+import { type Change, purchaseEventTypes, purchaseSnapshot, recordChanges } from './webhooks/webhook-outbox.js';
+import { WebhookStore } from './webhooks/webhook-store.js';
 import { writeTransaction } from './write-transaction.js';
 
 /** What a dialect adds to the shared queries. */

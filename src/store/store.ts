@@ -10,12 +10,12 @@ import type {
   PurchaseRow,
   PurchaseStatus,
 } from '../records/rows.js';
-import type { ActivationRow, ActivationStore } from './activation-store.js';
-import type { StoreChanges } from './change-log.js';
+import type { ActivationRow, ActivationStore } from './activations/activation-store.js';
+import type { StoreChanges } from './changes/change-log.js';
 import type { KeyOrigin, SessionRow } from './database.js';
 import type { Dialect } from './dialect.js';
-import type { SigningKeyStore } from './signing-key-store.js';
-import type { WebhookStore } from './webhook-store.js';
+import type { SigningKeyStore } from './keys/signing-key-store.js';
+import type { WebhookStore } from './webhooks/webhook-store.js';
 
 /** The key columns of an account: the digest to find it by, the ciphertext to show it again. */
 export interface StoredKey {

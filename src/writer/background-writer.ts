@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { threadId, Worker } from 'node:worker_threads';
 import { type ActivityDelta, type Store, StoreUnavailableError } from '../store/store.js';
 import type { StoreLocation } from '../store/store-location.js';
-import type { DeliveryBookkeeping } from '../store/webhook-store.js';
+import type { DeliveryBookkeeping } from '../store/webhooks/webhook-store.js';
 import { postedDelta } from './posted-delta.js';
 import type {
   FromWriter,

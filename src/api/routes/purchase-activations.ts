@@ -1,5 +1,5 @@
 import { purchaseCodeKey } from '../../domain/purchase-code.js';
-import { activationView } from '../../store/activation-store.js';
+import { activationView } from '../../store/activations/activation-store.js';
 import type { VariantRuntime } from '../../variants/variant-runtime.js';
 import { countJson, purchaseOf } from '../activation-answer.js';
 import { ApiError, type OrRefusal, unlessRefused } from '../api-error.js';

@@ -7,7 +7,7 @@ import {
   type ActivityRowAccess,
   ActivityTables,
   type PurchaseActivityRow,
-} from './activity-tables.js';
+} from '../activity/activity-tables.js';
 import {
   type ChangeRow,
   changesFrom,
@@ -19,16 +19,16 @@ import {
   RETENTION_MS,
   type StoreChanges,
   sqliteTriggers,
-} from './change-log.js';
-import type { Database } from './database.js';
-import { KyselyStore, migrateToLatest } from './kysely-store.js';
-import { activityMigrationProvider } from './migrations/index.js';
-import type { QueryRunner } from './query-runner.js';
+} from '../changes/change-log.js';
+import type { Database } from '../database.js';
+import { KyselyStore, migrateToLatest } from '../kysely-store.js';
+import { activityMigrationProvider } from '../migrations/index.js';
+import type { QueryRunner } from '../query-runner.js';
+import type { Store } from '../store.js';
 import { prepareSqliteFile } from './sqlite-file-modes.js';
 import { SqliteFileStore } from './sqlite-file-store.js';
 import { runSqliteImport } from './sqlite-import.js';
 import { ReadSnapshot } from './sqlite-read-snapshot.js';
-import type { Store } from './store.js';
 
 /** SQLite error codes that mean the file cannot be used right now, rather than a bad query. */
 const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|CORRUPT|NOTADB|PROTOCOL)/;

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database, SigningKeyRow } from './database.js';
+import type { Database, SigningKeyRow } from '../database.js';
 
 type Guard = <T>(work: () => Promise<T>) => Promise<T>;
 

@@ -1,12 +1,12 @@
 import type pg from 'pg';
-import { isKeyDigest } from '../domain/api-key-format.js';
-import { ACCOUNT_KEY_COLUMNS, ACCOUNTS } from '../records/account-table.js';
-import { ITEMS } from '../records/item-table.js';
-import { PURCHASES } from '../records/purchase-table.js';
-import type { ColumnName, SqlType } from '../records/record-table.js';
-import type { ItemRecord, PurchaseRecord } from '../records/rows.js';
-import { renameStatements } from './account-rename.js';
-import { type ActivationRow, activationEventData } from './activation-store.js';
+import { isKeyDigest } from '../../domain/api-key-format.js';
+import { ACCOUNT_KEY_COLUMNS, ACCOUNTS } from '../../records/account-table.js';
+import { ITEMS } from '../../records/item-table.js';
+import { PURCHASES } from '../../records/purchase-table.js';
+import type { ColumnName, SqlType } from '../../records/record-table.js';
+import type { ItemRecord, PurchaseRecord } from '../../records/rows.js';
+import { renameStatements } from '../accounts/account-rename.js';
+import { type ActivationRow, activationEventData } from '../activations/activation-store.js';
 import {
   CHANGE_CHANNEL,
   CHANGE_LOG_LOCK,
@@ -14,7 +14,7 @@ import {
   ImportChanges,
   MUTE_SETTING,
   POSTGRES_NOW,
-} from './change-log.js';
+} from '../changes/change-log.js';
 import {
   type AccountUpsert,
   type ActivationLimitUpsert,
@@ -28,7 +28,7 @@ import {
   type ReplacedKey,
   type StoredNamedKey,
   type UpsertCounts,
-} from './store.js';
+} from '../store.js';
 import {
   type Change,
   type OutboxRows,
@@ -38,7 +38,7 @@ import {
   purchaseSnapshot,
   type SubscriptionRow,
   Subscriptions,
-} from './webhook-outbox.js';
+} from '../webhooks/webhook-outbox.js';
 
 /** Any constant: one import at a time, as SQLite's write lock gives. */
 const IMPORT_LOCK = 7_310_455_022;

@@ -1,9 +1,9 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
-import type { Database } from './database.js';
-import type { Dialect } from './dialect.js';
+import type { Database } from '../database.js';
+import type { Dialect } from '../dialect.js';
+import { writeTransaction } from '../write-transaction.js';
 import { newWebhookEventId, pendingDelivery } from './webhook-outbox.js';
 import type { WebhookDeliveryRow, WebhookDeliveryState, WebhookEndpointRow, WebhookEventRow } from './webhook-rows.js';
-import { writeTransaction } from './write-transaction.js';
 
 /** An endpoint with how its deliveries stand. */
 export interface WebhookEndpointHealth extends WebhookEndpointRow {

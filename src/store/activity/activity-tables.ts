@@ -1,6 +1,6 @@
 import { setImmediate } from 'node:timers/promises';
 import { type Kysely, sql } from 'kysely';
-import type { ActivityDay, ActivityDelta, ActivitySummary } from './store.js';
+import type { ActivityDay, ActivityDelta, ActivitySummary } from '../store.js';
 
 /** A stored day of a code's activity (see migration 0008). */
 export interface PurchaseActivityRow {

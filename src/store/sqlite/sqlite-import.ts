@@ -1,12 +1,12 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { isKeyDigest } from '../domain/api-key-format.js';
-import { ACCOUNT_KEY_COLUMNS, ACCOUNTS } from '../records/account-table.js';
-import { ITEMS } from '../records/item-table.js';
-import { PURCHASES } from '../records/purchase-table.js';
-import type { AccountRecord, ItemRecord, PurchaseRecord } from '../records/rows.js';
-import { renameStatements } from './account-rename.js';
-import { type ActivationRow, activationEventData } from './activation-store.js';
-import { type ChangeEntry, ImportChanges, SQLITE_MUTE_TABLE } from './change-log.js';
+import { isKeyDigest } from '../../domain/api-key-format.js';
+import { ACCOUNT_KEY_COLUMNS, ACCOUNTS } from '../../records/account-table.js';
+import { ITEMS } from '../../records/item-table.js';
+import { PURCHASES } from '../../records/purchase-table.js';
+import type { AccountRecord, ItemRecord, PurchaseRecord } from '../../records/rows.js';
+import { renameStatements } from '../accounts/account-rename.js';
+import { type ActivationRow, activationEventData } from '../activations/activation-store.js';
+import { type ChangeEntry, ImportChanges, SQLITE_MUTE_TABLE } from '../changes/change-log.js';
 import {
   type AccountUpsert,
   type ActivationLimitUpsert,
@@ -20,7 +20,7 @@ import {
   type ReplacedKey,
   type StoredNamedKey,
   type UpsertCounts,
-} from './store.js';
+} from '../store.js';
 import {
   type Change,
   type OutboxRows,
@@ -30,7 +30,7 @@ import {
   purchaseSnapshot,
   type SubscriptionRow,
   Subscriptions,
-} from './webhook-outbox.js';
+} from '../webhooks/webhook-outbox.js';
 
 /**
  * Imports into SQLite: one transaction on a connection of its own, statements prepared once per

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../database.js';
+import type { Dialect } from '../dialect.js';
+import { type Change, recordChanges } from '../webhooks/webhook-outbox.js';
+import { writeTransaction } from '../write-transaction.js';
 import type { ActivationRow } from './activation-rows.js';
-import type { Database } from './database.js';
-import type { Dialect } from './dialect.js';
-import { type Change, recordChanges } from './webhook-outbox.js';
-import { writeTransaction } from './write-transaction.js';
 
 export type { ActivationRow, ItemActivationLimitRow } from './activation-rows.js';
 

@@ -1,7 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
-import { PREVIEW_FIELDS_BY_TYPE } from '../domain/media.js';
-import { NO_SCREENSHOTS } from '../records/serialize.js';
-import type { Dialect } from './dialect.js';
+import { PREVIEW_FIELDS_BY_TYPE } from '../../domain/media.js';
+import { NO_SCREENSHOTS } from '../../records/serialize.js';
+import type { Dialect } from '../dialect.js';
 
 /**
  * serializeItemHead as an SQL expression over the `items` table, made by the store while it reads

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
-import type { PurchaseRecord } from '../records/rows.js';
-import type { Database } from './database.js';
+import type { PurchaseRecord } from '../../records/rows.js';
+import type { Database } from '../database.js';
 import type { WebhookDeliveryRow, WebhookEventRow, WebhookEventType } from './webhook-rows.js';
 
 /**

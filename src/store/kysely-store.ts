@@ -8,6 +8,7 @@ import type { Database, SessionRow } from './database.js';
 import type { Dialect } from './dialect.js';
 import { SigningKeyStore } from './keys/signing-key-store.js';
 import { migrationProvider } from './migrations/index.js';
+import { namedQuery } from './named-query.js';
 import type { QueryRunner } from './query-runner.js';
 import {
   type ActivityDay,
@@ -65,34 +66,42 @@ export async function migrateToLatest(db: Kysely<Database>, dialect: Dialect): P
 }
 
 /**
- * The read queries, built once by Kysely. Their values are placeholders here: each call passes
- * its own, in the order the placeholders appear.
+ * The read queries, built once by Kysely with a stand-in per named parameter (see named-query.ts):
+ * each call binds its own values by name.
  */
 function compileReadQueries(db: Kysely<Database>, dialect: Dialect) {
   return {
-    accountByKeyDigest: db.selectFrom('accounts').selectAll().where('key_digest', '=', '').compile(),
-    accountByUsername: db.selectFrom('accounts').selectAll().where('username', '=', '').compile(),
-    approvedItemsPage: db
-      .selectFrom('items')
-      .select(['id', itemHeadSql(dialect).as('head'), 'price_regular', 'price_extended', 'published_at'])
-      .where('account', '=', '')
-      .where('status', '=', 'approved')
-      .where('id', '<', 0)
-      .orderBy('id', 'desc')
-      .limit(1)
-      .compile(),
-    approvedItemRowsPage: db
-      .selectFrom('items')
-      .selectAll()
-      .where('account', '=', '')
-      .where('status', '=', 'approved')
-      .where('id', '<', 0)
-      .orderBy('id', 'desc')
-      .limit(1)
-      .compile(),
-    item: db.selectFrom('items').selectAll().where('id', '=', 0).compile(),
-    purchase: db.selectFrom('purchases').selectAll().where('code_key', '=', '').compile(),
-    anyAccount: db.selectFrom('accounts').select('username').limit(1).compile(),
+    accountByKeyDigest: namedQuery({ digest: 'text' }, (p) =>
+      db.selectFrom('accounts').selectAll().where('key_digest', '=', p.digest),
+    ),
+    accountByUsername: namedQuery({ username: 'text' }, (p) =>
+      db.selectFrom('accounts').selectAll().where('username', '=', p.username),
+    ),
+    approvedItemsPage: namedQuery({ username: 'text', beforeId: 'number', limit: 'number' }, (p) =>
+      db
+        .selectFrom('items')
+        .select(['id', itemHeadSql(dialect).as('head'), 'price_regular', 'price_extended', 'published_at'])
+        .where('account', '=', p.username)
+        .where('status', '=', 'approved')
+        .where('id', '<', p.beforeId)
+        .orderBy('id', 'desc')
+        .limit(p.limit),
+    ),
+    approvedItemRowsPage: namedQuery({ username: 'text', beforeId: 'number', limit: 'number' }, (p) =>
+      db
+        .selectFrom('items')
+        .selectAll()
+        .where('account', '=', p.username)
+        .where('status', '=', 'approved')
+        .where('id', '<', p.beforeId)
+        .orderBy('id', 'desc')
+        .limit(p.limit),
+    ),
+    item: namedQuery({ id: 'number' }, (p) => db.selectFrom('items').selectAll().where('id', '=', p.id)),
+    purchase: namedQuery({ codeKey: 'text' }, (p) =>
+      db.selectFrom('purchases').selectAll().where('code_key', '=', p.codeKey),
+    ),
+    anyAccount: namedQuery({}, () => db.selectFrom('accounts').select('username').limit(1)),
   };
 }
 
@@ -136,11 +145,11 @@ export class KyselyStore implements Store {
   }
 
   accountByKeyDigest(digest: string): Promise<AccountRow | undefined> {
-    return this.guard(() => this.runner.first(this.queries.accountByKeyDigest, [digest]));
+    return this.guard(() => this.runner.first(this.queries.accountByKeyDigest, { digest }));
   }
 
   accountByUsername(username: string): Promise<AccountRow | undefined> {
-    return this.guard(() => this.runner.first(this.queries.accountByUsername, [username]));
+    return this.guard(() => this.runner.first(this.queries.accountByUsername, { username }));
   }
 
   accountByEmail(email: string): Promise<AccountRow | undefined> {
@@ -156,13 +165,11 @@ export class KyselyStore implements Store {
   }
 
   approvedItemsPage(username: string, beforeId: number, limit: number): Promise<ListedItem[]> {
-    return this.guard(() => this.runner.all(this.queries.approvedItemsPage, [username, 'approved', beforeId, limit]));
+    return this.guard(() => this.runner.all(this.queries.approvedItemsPage, { username, beforeId, limit }));
   }
 
   approvedItemRowsPage(username: string, beforeId: number, limit: number): Promise<ItemRow[]> {
-    return this.guard(() =>
-      this.runner.all(this.queries.approvedItemRowsPage, [username, 'approved', beforeId, limit]),
-    );
+    return this.guard(() => this.runner.all(this.queries.approvedItemRowsPage, { username, beforeId, limit }));
   }
 
   sourceSetting(name: SourceSettingName): Promise<string | undefined> {
@@ -190,11 +197,11 @@ export class KyselyStore implements Store {
   }
 
   item(id: number): Promise<ItemRow | undefined> {
-    return this.guard(() => this.runner.first(this.queries.item, [id]));
+    return this.guard(() => this.runner.first(this.queries.item, { id }));
   }
 
   purchase(codeKey: string): Promise<PurchaseRow | undefined> {
-    return this.guard(() => this.runner.first(this.queries.purchase, [codeKey]));
+    return this.guard(() => this.runner.first(this.queries.purchase, { codeKey }));
   }
 
   accountByRetiredKeyDigest(digest: string, now: number): Promise<RetiredKeyAccount | undefined> {
@@ -434,7 +441,7 @@ export class KyselyStore implements Store {
   }
 
   isEmpty(): Promise<boolean> {
-    return this.guard(async () => (await this.runner.first(this.queries.anyAccount, [1])) === undefined);
+    return this.guard(async () => (await this.runner.first(this.queries.anyAccount, {})) === undefined);
   }
 
   anyAccount(): Promise<AccountRow | undefined> {

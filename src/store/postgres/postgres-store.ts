@@ -167,8 +167,8 @@ export function createPostgresRunner(pool: pg.Pool, readTimeoutMs?: number): Que
     return result.rows as R[];
   };
   return {
-    first: async (query, parameters) => (await run<never>(query.sql, parameters))[0],
-    all: (query, parameters) => run(query.sql, parameters),
+    first: async (query, values) => (await run<never>(query.sql, query.bind(values)))[0],
+    all: (query, values) => run(query.sql, query.bind(values)),
   };
 }
 

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { type CompiledQuery, Kysely, Migrator, SqliteDialect, sql } from 'kysely';
+import { Kysely, Migrator, SqliteDialect, sql } from 'kysely';
 import {
   type ActivityDatabase,
   type ActivityRowAccess,
@@ -23,6 +23,7 @@ import {
 import type { Database } from '../database.js';
 import { KyselyStore, migrateToLatest } from '../kysely-store.js';
 import { activityMigrationProvider } from '../migrations/index.js';
+import type { NamedQuery } from '../named-query.js';
 import type { QueryRunner } from '../query-runner.js';
 import type { Store } from '../store.js';
 import { prepareSqliteFile } from './sqlite-file-modes.js';
@@ -51,45 +52,25 @@ export const CHANGE_CHECK_INTERVAL_MS = 5;
  */
 export const BUSY_TIMEOUT_MS = 200;
 
-/**
- * A function that makes one row object out of better-sqlite3's raw values. An object literal of
- * fixed shape is far cheaper to build than the driver's own row objects, which it fills property
- * by property: measured here, the 10,000 rows of a big seller's list in 38 ms instead of 95 ms,
- * and about 1 µs less per point lookup. The column names come from our own queries' statements.
- */
-function rowBuilder(columns: readonly string[]): (values: readonly unknown[]) => unknown {
-  const fields = columns.map((name, index) => `${JSON.stringify(name)}: values[${index}]`).join(', ');
-  return new Function('values', `return { ${fields} };`) as (values: readonly unknown[]) => unknown;
-}
-
-interface PreparedRead {
-  readonly statement: BetterSqlite3.Statement;
-  readonly toRow: (values: readonly unknown[]) => unknown;
-}
-
 /** Prepares each compiled query once, on first use, and runs it synchronously inside the read snapshot. */
 function createSqliteRunner(sqlite: BetterSqlite3.Database, snapshot: ReadSnapshot): QueryRunner {
-  const reads = new Map<string, PreparedRead>();
-  const prepared = (query: CompiledQuery): PreparedRead => {
-    let read = reads.get(query.sql);
-    if (!read) {
-      const statement = sqlite.prepare(query.sql).raw(true);
-      read = { statement, toRow: rowBuilder(statement.columns().map((column) => column.name)) };
-      reads.set(query.sql, read);
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  const prepared = (query: NamedQuery<unknown, unknown>): BetterSqlite3.Statement => {
+    let statement = statements.get(query.sql);
+    if (!statement) {
+      statement = sqlite.prepare(query.sql);
+      statements.set(query.sql, statement);
     }
-    return read;
+    return statement;
   };
   return {
-    first: async <R>(query: CompiledQuery<R>, parameters: readonly unknown[]) => {
+    first: async <R, V>(query: NamedQuery<R, V>, values: V) => {
       snapshot.enter();
-      const { statement, toRow } = prepared(query);
-      const values = statement.get(...parameters) as unknown[] | undefined;
-      return (values === undefined ? undefined : toRow(values)) as R | undefined;
+      return prepared(query).get(...query.bind(values)) as R | undefined;
     },
-    all: async <R>(query: CompiledQuery<R>, parameters: readonly unknown[]) => {
+    all: async <R, V>(query: NamedQuery<R, V>, values: V) => {
       snapshot.enter();
-      const { statement, toRow } = prepared(query);
-      return (statement.all(...parameters) as unknown[][]).map(toRow) as R[];
+      return prepared(query).all(...query.bind(values)) as R[];
     },
   };
 }

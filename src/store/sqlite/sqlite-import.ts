@@ -31,7 +31,7 @@ import {
 
 /**
  * Imports into SQLite: one transaction on a connection of its own, statements prepared once per
- * import, one row at a time (better-sqlite3 is synchronous, so a row costs a few microseconds).
+ * import, one row at a time (better-sqlite3 is synchronous, so a row costs little).
  *
  * The import gets its own connection so that the store's connection goes on serving the
  * committed data while the import writes (WAL lets one writer and many readers run together).

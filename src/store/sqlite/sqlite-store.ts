@@ -255,8 +255,8 @@ export function activityPathOf(storePath: string): string {
 }
 
 /**
- * How a write to the activity file waits for another process's (a flush is one transaction: tens
- * of milliseconds for 20,000 codes, a little more with requests answered between its rows):
+ * How a write to the activity file waits for another process's (a flush is one transaction, held
+ * a little longer while requests are answered between its rows):
  * asleep between tries, not in SQLite's busy handler, which would hold this process's event loop
  * and every request with it. About a second in all; then the flush fails and is tried again later.
  */
@@ -277,7 +277,7 @@ async function openSqliteActivity(path: string): Promise<SqliteActivity> {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 0');
-  // Room for a flush's dirty pages (today's rows of every code validated: about 5 MB for 20,000),
+  // Room for a flush's dirty pages (today's rows of every code validated),
   // which would otherwise spill to the log before the commit.
   sqlite.pragma('cache_size = -8192');
   const db = new Kysely<ActivityDatabase>({ dialect: new SqliteDialect({ database: sqlite }) });
@@ -303,8 +303,8 @@ async function openSqliteActivity(path: string): Promise<SqliteActivity> {
   );
   const COUNTS =
     'UPDATE purchase_activity SET validations = validations + ?, first_seen = min(first_seen, ?), last_seen = max(last_seen, ?)';
-  // By the row the day was written to (one search of the table by an integer): a third less time
-  // a flush than by key (the primary key's index, then the table). The key is checked all the
+  // By the row the day was written to (one search of the table by an integer): a flush takes less
+  // time than by key (the primary key's index, then the table). The key is checked all the
   // same: a row id may change (VACUUM) or come back for another day once its own is dropped.
   const addCountsAt = sqlite.prepare<[number, number, number, number, string, string, string]>(
     `${COUNTS} WHERE rowid = ? AND account = ? AND code_key = ? AND day = ?`,

@@ -5,7 +5,7 @@ import { ActivationStore } from './activations/activation-store.js';
 import type { ActivityTables } from './activity/activity-tables.js';
 import { CatalogRepository } from './catalog/catalog-repository.js';
 import type { StoreChanges } from './changes/change-log.js';
-import type { Database, SessionRow } from './database.js';
+import type { Database } from './database.js';
 import type { Dialect } from './dialect.js';
 import { KeyRepository } from './keys/key-repository.js';
 import { SigningKeyStore } from './keys/signing-key-store.js';
@@ -13,6 +13,7 @@ import { migrationProvider } from './migrations/index.js';
 import { PurchaseRepository } from './purchases/purchase-repository.js';
 import type { QueryRunner } from './query-runner.js';
 import { SessionRepository } from './sessions/session-repository.js';
+import type { SessionRow } from './sessions/session-rows.js';
 import { SourceRepository } from './source/source-repository.js';
 import {
   type ActivityDay,

@@ -12,9 +12,10 @@ import type {
 } from '../records/rows.js';
 import type { ActivationRow, ActivationStore } from './activations/activation-store.js';
 import type { StoreChanges } from './changes/change-log.js';
-import type { KeyOrigin, SessionRow } from './database.js';
 import type { Dialect } from './dialect.js';
+import type { KeyOrigin } from './keys/key-rows.js';
 import type { SigningKeyStore } from './keys/signing-key-store.js';
+import type { SessionRow } from './sessions/session-rows.js';
 import type { WebhookStore } from './webhooks/webhook-store.js';
 
 /** The key columns of an account: the digest to find it by, the ciphertext to show it again. */

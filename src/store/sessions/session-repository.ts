@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
-import type { Database, SessionRow } from '../database.js';
+import type { Database } from '../database.js';
 import type { SessionQueries } from '../store.js';
 import type { StoreContext } from '../store-context.js';
+import type { SessionRow } from './session-rows.js';
 
 /** Workspace login sessions. */
 export class SessionRepository implements SessionQueries {

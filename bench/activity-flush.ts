@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createActivityCounter } from '../src/activity/activity-counter.js';
 import { createNetworkHasher } from '../src/activity/client-network.js';
-import { openSqliteStore } from '../src/store/sqlite.js';
+import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 
 /**
  * What purchase-code activity costs a process, away from HTTP (issue 24): 60,000 validations of

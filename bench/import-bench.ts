@@ -27,10 +27,10 @@ import { parseArgs } from 'node:util';
 import { type ImportResult, importNdjson } from '../src/importer/import-ndjson.js';
 import { importReport } from '../src/importer/import-report.js';
 import { deriveKeyMaterial } from '../src/keys/server-secret.js';
-import { openPostgresStore } from '../src/store/postgres.js';
-import { openSqliteStore } from '../src/store/sqlite.js';
+import { openPostgresStore } from '../src/store/postgres/postgres-store.js';
+import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../src/store/store.js';
-import { newEndpointRow } from '../src/store/webhook-rows.js';
+import { newEndpointRow } from '../src/store/webhooks/webhook-rows.js';
 import { accountLine, accountUsername, dataset, itemLine, purchaseLine, writeDatasetFile } from './generate-data.js';
 import { createScratchDatabase, DEFAULT_BENCH_POSTGRES_URL, type ScratchDatabase } from './scratch-database.js';
 

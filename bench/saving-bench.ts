@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { defaultConfigFile } from '../src/config.js';
 import { purchaseCodeKey } from '../src/domain/purchase-code.js';
-import { openPostgresStore } from '../src/store/postgres.js';
-import { openSqliteStore } from '../src/store/sqlite.js';
+import { openPostgresStore } from '../src/store/postgres/postgres-store.js';
+import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../src/store/store.js';
 import { BENCH_SECRET, prepareBenchStore, preparePostgresBenchStore } from './bench-store.js';
 import {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { withDefaultUser } from '../src/store/postgres.js';
+import { withDefaultUser } from '../src/store/postgres/postgres-store.js';
 
 /** The PostgreSQL server the benchmarks use unless BENCH_POSTGRES_URL names another. */
 export const DEFAULT_BENCH_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/postgres';

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import pg from 'pg';
-import { withDefaultUser } from '../src/store/postgres.js';
+import { withDefaultUser } from '../src/store/postgres/postgres-store.js';
 
 /**
  * Runs once before the suite: builds dist/, says whether the PostgreSQL variants run, and makes

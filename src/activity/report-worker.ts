@@ -4,7 +4,7 @@
  * answers requests.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { type ActivityReader, openActivityReader } from '../store/activity-reader.js';
+import { type ActivityReader, openActivityReader } from '../store/activity/activity-reader.js';
 import { StoreUnavailableError } from '../store/store.js';
 import { codeActivity, topCodes } from './activity-report.js';
 import { reportPace } from './report-pace.js';

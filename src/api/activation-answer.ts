@@ -1,4 +1,4 @@
-import { type ActivationCount, type ActivationRow, activationView } from '../store/activation-store.js';
+import { type ActivationCount, type ActivationRow, activationView } from '../store/activations/activation-store.js';
 import type { VariantRuntime } from '../variants/variant-runtime.js';
 
 /**

@@ -3,7 +3,7 @@ import type { KeyUsage } from '../keys/key-usage.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { EndpointContract, MarketbobContract } from '../schemas/endpoint-contract.js';
 import type { LicenseIssuer } from '../signing/license-tokens.js';
-import type { ActivationStore } from '../store/activation-store.js';
+import type { ActivationStore } from '../store/activations/activation-store.js';
 import type { VariantRuntime } from '../variants/variant-runtime.js';
 import type { OrRefusal } from './api-error.js';
 import type { ApiLimits } from './api-limits.js';

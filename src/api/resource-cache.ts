@@ -6,7 +6,7 @@ import type { CacheMetrics, ServiceMetrics } from '../metrics/service-metrics.js
 import { type MarketbobAccess, marketbobAccess, serializeMarketbobItem } from '../records/marketbob-serialize.js';
 import type { AccountRow, AccountStatus, ItemRow, ItemStatus, ListedItem, PurchaseRow } from '../records/rows.js';
 import { serializeItemTail } from '../records/serialize.js';
-import type { StoreChanges } from '../store/change-log.js';
+import type { StoreChanges } from '../store/changes/change-log.js';
 import type { Store } from '../store/store.js';
 import type { VariantRuntime } from '../variants/variant-runtime.js';
 import { answerShapeOf } from './answer-shape.js';

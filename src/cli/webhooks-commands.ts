@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { loadKeyMaterial } from '../keys/key-material.js';
-import { WEBHOOK_EVENT_TYPES } from '../store/webhook-rows.js';
+import { WEBHOOK_EVENT_TYPES } from '../store/webhooks/webhook-rows.js';
 import {
   createEndpoint,
   deleteEndpoint,

@@ -3,7 +3,7 @@ import type { AccountLine } from '../importer/account-line.js';
 import type { ItemLine } from '../importer/item-line.js';
 import type { PurchaseLine } from '../importer/purchase-line.js';
 import type { AccountRow, ItemRow, PurchaseRow } from '../records/rows.js';
-import type { ActivationRow } from '../store/activation-store.js';
+import type { ActivationRow } from '../store/activations/activation-store.js';
 
 /**
  * Stored rows back as import lines (SPEC 5): the shapes are the importer's own schemas, so that

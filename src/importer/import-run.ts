@@ -2,7 +2,7 @@ import { digestApiKey, encryptApiKey, generateApiKey, isKeyDigest, noKey } from 
 import type { KeyMaterial } from '../keys/server-secret.js';
 import type { ImportedActivation } from '../records/purchase-table.js';
 import type { ItemRecord, PurchaseRecord } from '../records/rows.js';
-import { newActivationId } from '../store/activation-store.js';
+import { newActivationId } from '../store/activations/activation-store.js';
 import {
   type AccountUpsert,
   type ActivationLimitUpsert,

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { withDefaultUser } from '../store/postgres.js';
+import { withDefaultUser } from '../store/postgres/postgres-store.js';
 import type { StoreLocation } from '../store/store-location.js';
 
 /**

@@ -1,5 +1,5 @@
 import { type TSchema, Type } from '@sinclair/typebox';
-import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT } from '../store/webhook-rows.js';
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT } from '../store/webhooks/webhook-rows.js';
 import { Activation, ActivationCounts, Item, Purchase, PurchaseStatus, Timestamp } from './resource-schemas.js';
 
 /**

@@ -2,7 +2,7 @@ import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { encryptApiKey } from '../keys/api-keys.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import type { SigningKeyRow } from '../store/database.js';
-import type { SigningKeyStore } from '../store/signing-key-store.js';
+import type { SigningKeyStore } from '../store/keys/signing-key-store.js';
 import { jwkThumbprint, openPrivateKey } from './signing-keys.js';
 
 /** The line type of a signing key pair in an export file. */

@@ -2,7 +2,7 @@ import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, typ
 import { decryptApiKey, encryptApiKey } from '../keys/api-keys.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
 import type { SigningKeyRow } from '../store/database.js';
-import type { SigningKeyStore } from '../store/signing-key-store.js';
+import type { SigningKeyStore } from '../store/keys/signing-key-store.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

@@ -1,5 +1,5 @@
-import { openPostgresStore } from './postgres.js';
-import { openSqliteStore } from './sqlite.js';
+import { openPostgresStore } from './postgres/postgres-store.js';
+import { openSqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
 import type { StoreLocation } from './store-location.js';
 

@@ -1,10 +1,11 @@
-import type { CompiledQuery } from 'kysely';
+import type { NamedQuery } from './named-query.js';
 
 /**
- * Runs a query compiled once by Kysely with new parameter values. The SQL of a compiled query
- * does not depend on its values, so each dialect can prepare it once and reuse it per request.
+ * Runs a query compiled once (see named-query.ts) with the caller's values, bound by name. The SQL
+ * of a compiled query does not depend on its values, so each dialect can prepare it once and reuse
+ * it per request.
  */
 export interface QueryRunner {
-  first<R>(query: CompiledQuery<R>, parameters: readonly unknown[]): Promise<R | undefined>;
-  all<R>(query: CompiledQuery<R>, parameters: readonly unknown[]): Promise<R[]>;
+  first<R, V>(query: NamedQuery<R, V>, values: V): Promise<R | undefined>;
+  all<R, V>(query: NamedQuery<R, V>, values: V): Promise<R[]>;
 }

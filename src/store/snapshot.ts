@@ -2,9 +2,10 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
 import type { KeyScope } from '../domain/key-scope.js';
 import type { AccountRow, ItemRow, PurchaseRow } from '../records/rows.js';
-import type { ActivationRow } from './activation-store.js';
-import type { Database, SigningKeyRow } from './database.js';
-import { createPostgresPool } from './postgres.js';
+import type { ActivationRow } from './activations/activation-store.js';
+import type { Database } from './database.js';
+import type { SigningKeyRow } from './keys/key-rows.js';
+import { createPostgresPool } from './postgres/postgres-store.js';
 import type { StoreLocation } from './store-location.js';
 
 /**

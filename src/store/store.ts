@@ -10,12 +10,13 @@ import type {
   PurchaseRow,
   PurchaseStatus,
 } from '../records/rows.js';
-import type { ActivationRow, ActivationStore } from './activation-store.js';
-import type { StoreChanges } from './change-log.js';
-import type { KeyOrigin, SessionRow } from './database.js';
+import type { ActivationRow, ActivationStore } from './activations/activation-store.js';
+import type { StoreChanges } from './changes/change-log.js';
 import type { Dialect } from './dialect.js';
-import type { SigningKeyStore } from './signing-key-store.js';
-import type { WebhookStore } from './webhook-store.js';
+import type { KeyOrigin } from './keys/key-rows.js';
+import type { SigningKeyStore } from './keys/signing-key-store.js';
+import type { SessionRow } from './sessions/session-rows.js';
+import type { WebhookStore } from './webhooks/webhook-store.js';
 
 /** The key columns of an account: the digest to find it by, the ciphertext to show it again. */
 export interface StoredKey {
@@ -288,24 +289,59 @@ export class StoreUnavailableError extends Error {
   }
 }
 
-/**
- * Everything the service reads and writes. One interface; SQLite and PostgreSQL differ only in
- * how they are opened, bulk-written, and which errors mean "unavailable".
- */
-export interface Store {
-  readonly dialect: Dialect;
+/** The accounts: found by key, name or email, their status and password hashes (see accounts/). */
+export interface AccountQueries {
   accountByKeyDigest(digest: string): Promise<AccountRow | undefined>;
   accountByUsername(username: string): Promise<AccountRow | undefined>;
   /** The one account with this email (letter case aside); undefined when none, or more than one, has it. */
   accountByEmail(email: string): Promise<AccountRow | undefined>;
+  /** True when the store holds no account at all. */
+  isEmpty(): Promise<boolean>;
+  /**
+   * Any one account that has a key (the start checks the server secret against it); undefined when
+   * there is none.
+   */
+  anyAccount(): Promise<AccountRow | undefined>;
+  /** Sets the account's status; false when there is no such account. */
+  setAccountStatus(username: string, status: AccountStatus): Promise<boolean>;
+  /** The account's password hash, if it has one. */
+  passwordHash(username: string): Promise<string | undefined>;
+  /** Sets the account's password hash; false when there is no such account. */
+  setPasswordHash(username: string, passwordHash: string): Promise<boolean>;
+  /** Up to `limit` stored password hashes (any accounts): the workspace reads their usual kind and cost. */
+  passwordHashSample(limit: number): Promise<string[]>;
+}
+
+/** The items and each seller's list of them (see catalog/). */
+export interface CatalogQueries {
+  item(id: number): Promise<ItemRow | undefined>;
   /**
    * One page of the account's approved items, newest id first: at most `limit` items with an id
    * below `beforeId`. Lets a seller with thousands of items be answered without holding every row.
    */
   approvedItemsPage(username: string, beforeId: number, limit: number): Promise<ListedItem[]>;
-  item(id: number): Promise<ItemRow | undefined>;
+  /**
+   * Every approved item of the account as a whole row, newest id first, a page as
+   * `approvedItemsPage`: for answers that the store's item heads do not make (MarketBob's shape).
+   */
+  approvedItemRowsPage(username: string, beforeId: number, limit: number): Promise<ItemRow[]>;
+}
+
+/** The purchases, found by code, and the changes a seller or the source makes to them (see purchases/). */
+export interface PurchaseQueries {
   /** By the code's lower-case key. */
   purchase(codeKey: string): Promise<PurchaseRow | undefined>;
+  /**
+   * Sets the purchase's status, by its code's lower-case key; the purchase as it is then, or
+   * undefined when there is no such purchase. Other instances hear of it as of any write.
+   */
+  setPurchaseStatus(codeKey: string, status: PurchaseStatus): Promise<PurchaseRow | undefined>;
+  /** Marks the purchase downloaded, by its code's lower-case key; as `setPurchaseStatus`. */
+  markPurchaseDownloaded(codeKey: string): Promise<PurchaseRow | undefined>;
+}
+
+/** The accounts' API keys: rotation and its grace period, key dates and uses, named keys (see keys/). */
+export interface KeyQueries {
   /**
    * The account a replaced key still opens, while its grace period lasts (see `replaceAccountKey`).
    * Asked only when `accountByKeyDigest` finds nothing, so the usual lookup costs no more.
@@ -327,60 +363,40 @@ export interface Store {
   /** When the account's current key was last used (ms since the epoch), if it has been since it was made. */
   keyLastUsedAt(username: string): Promise<number | undefined>;
   /**
-   * Adds these gathered counts and networks to the stored days, in one transaction that other
-   * processes' and instances' flushes wait for. Not a change the API's caches hear of.
+   * The account a named key opens (migration 0014), with the key's id and scope. Asked only when
+   * `accountByKeyDigest` finds nothing, so the usual lookup costs no more.
    */
-  recordActivity(deltas: readonly ActivityDelta[]): Promise<void>;
-  /** The stored days of these codes of the account, from `sinceDay` (`YYYY-MM-DD`) on, newest first. */
-  activityDays(account: string, codeKeys: readonly string[], sinceDay: string): Promise<ActivityDay[]>;
-  /** Every code of the account with a stored day from `sinceDay` on, its days summed. */
-  activitySummaries(account: string, sinceDay: string): Promise<ActivitySummary[]>;
-  /** Drops every stored day before `day` (retention); how many were dropped. */
-  dropActivityBefore(day: string): Promise<number>;
-  /** The account's password hash, if it has one. */
-  passwordHash(username: string): Promise<string | undefined>;
-  /** Sets the account's password hash; false when there is no such account. */
-  setPasswordHash(username: string, passwordHash: string): Promise<boolean>;
+  accountByNamedKeyDigest(digest: string): Promise<NamedKeyHolder | undefined>;
+  /** Adds a named key to its account; false, adding nothing, when there is no such account. */
+  addNamedKey(key: StoredNamedKey): Promise<boolean>;
+  /** The account's named keys, oldest first, with their last use: never their digest or ciphertext. */
+  namedKeys(username: string): Promise<NamedKey[]>;
+  /** The ciphertext of the account's named key (to show it to its owner); undefined when it has no such key. */
+  namedKeyCipher(username: string, id: string): Promise<string | undefined>;
+  /**
+   * Revokes the account's named key: it opens nothing from then on, in every process and instance
+   * (the caches hear of it as of any key change). False when the account has no such key.
+   */
+  revokeNamedKey(username: string, id: string): Promise<boolean>;
+  /** Records when these named keys were last used (each keeps the latest time it was told; a revoked one is skipped). */
+  recordNamedKeyUses(uses: readonly NamedKeyUse[]): Promise<void>;
+}
+
+/** Workspace login sessions (see sessions/). */
+export interface SessionQueries {
   /** Workspace login sessions, found by a hash of their id (the id itself is never stored). */
   createSession(session: SessionRow): Promise<void>;
   session(idHash: string): Promise<SessionRow | undefined>;
   touchSession(idHash: string, lastSeenAt: number): Promise<void>;
   /** Sets (or, with null, clears) what the session's next page shows once. */
   setSessionFlash(idHash: string, flash: string | null): Promise<void>;
-  /** Up to `limit` stored password hashes (any accounts): the workspace reads their usual kind and cost. */
-  passwordHashSample(limit: number): Promise<string[]>;
   deleteSession(idHash: string): Promise<void>;
   /** Ends every session last seen before `cutoff` (ms since the epoch). */
   deleteSessionsIdleSince(cutoff: number): Promise<void>;
-  /**
-   * Sets the purchase's status, by its code's lower-case key; the purchase as it is then, or
-   * undefined when there is no such purchase. Other instances hear of it as of any write.
-   */
-  setPurchaseStatus(codeKey: string, status: PurchaseStatus): Promise<PurchaseRow | undefined>;
-  /** Marks the purchase downloaded, by its code's lower-case key; as `setPurchaseStatus`. */
-  markPurchaseDownloaded(codeKey: string): Promise<PurchaseRow | undefined>;
-  /** Sets the account's status; false when there is no such account. */
-  setAccountStatus(username: string, status: AccountStatus): Promise<boolean>;
-  /** True when the store holds no account at all. */
-  isEmpty(): Promise<boolean>;
-  /**
-   * The webhook endpoints and their delivery queue (issue 25). Events themselves are written by
-   * the changes above and by imports, in their own transactions, for the accounts that have an
-   * endpoint subscribed: a purchase created, refunded, cancelled or downloaded, a key replaced.
-   */
-  webhooks(): WebhookStore;
-  /** The deployment's key pairs that sign answers and license tokens (migration 0017). */
-  signingKeys(): SigningKeyStore;
-  /**
-   * Activation limits per item and the instances each purchase code holds (migration 0015). A
-   * refund or cancellation (here, by an import, by the MarketBob bridge) ends the code's activations.
-   */
-  activations(): ActivationStore;
-  /**
-   * Any one account that has a key (the start checks the server secret against it); undefined when
-   * there is none.
-   */
-  anyAccount(): Promise<AccountRow | undefined>;
+}
+
+/** The data's source, MarketBob: which user an account comes from, its login, the source's settings (see source/). */
+export interface SourceQueries {
   /**
    * The MarketBob user the account comes from (migration 0007), if it does: such an account's key
    * is MarketBob's, and this service does not generate one for it.
@@ -394,11 +410,6 @@ export interface Store {
    * that two processes given the same code cannot both take it).
    */
   claimLoginStep(userId: number, step: number): Promise<boolean>;
-  /**
-   * Every approved item of the account as a whole row, newest id first, a page as
-   * `approvedItemsPage`: for answers that the store's item heads do not make (MarketBob's shape).
-   */
-  approvedItemRowsPage(username: string, beforeId: number, limit: number): Promise<ItemRow[]>;
   /** A setting of the data's source (migration 0010), such as `api_enabled`; undefined when never set. */
   sourceSetting(name: SourceSettingName): Promise<string | undefined>;
   /**
@@ -407,6 +418,49 @@ export interface Store {
    * already has changes nothing and tells nobody.
    */
   setSourceSetting(name: SourceSettingName, value: string): Promise<void>;
+}
+
+/** Purchase codes' validations per day (see activity/). */
+export interface ActivityQueries {
+  /**
+   * Adds these gathered counts and networks to the stored days, in one transaction that other
+   * processes' and instances' flushes wait for. Not a change the API's caches hear of.
+   */
+  recordActivity(deltas: readonly ActivityDelta[]): Promise<void>;
+  /** The stored days of these codes of the account, from `sinceDay` (`YYYY-MM-DD`) on, newest first. */
+  activityDays(account: string, codeKeys: readonly string[], sinceDay: string): Promise<ActivityDay[]>;
+  /** Every code of the account with a stored day from `sinceDay` on, its days summed. */
+  activitySummaries(account: string, sinceDay: string): Promise<ActivitySummary[]>;
+  /** Drops every stored day before `day` (retention); how many were dropped. */
+  dropActivityBefore(day: string): Promise<number>;
+}
+
+/**
+ * Everything the service reads and writes, by aggregate (the interfaces above) and the rest. One interface; SQLite and PostgreSQL differ only in
+ * how they are opened, bulk-written, and which errors mean "unavailable".
+ */
+export interface Store
+  extends AccountQueries,
+    CatalogQueries,
+    PurchaseQueries,
+    KeyQueries,
+    SessionQueries,
+    SourceQueries,
+    ActivityQueries {
+  readonly dialect: Dialect;
+  /**
+   * The webhook endpoints and their delivery queue (issue 25). Events themselves are written by
+   * the changes above and by imports, in their own transactions, for the accounts that have an
+   * endpoint subscribed: a purchase created, refunded, cancelled or downloaded, a key replaced.
+   */
+  webhooks(): WebhookStore;
+  /** The deployment's key pairs that sign answers and license tokens (migration 0017). */
+  signingKeys(): SigningKeyStore;
+  /**
+   * Activation limits per item and the instances each purchase code holds (migration 0015). A
+   * refund or cancellation (here, by an import, by the MarketBob bridge) ends the code's activations.
+   */
+  activations(): ActivationStore;
   /**
    * Runs `work` in one transaction: committed when it resolves, rolled back when it throws
    * (the importer throws to discard an import with bad lines). Other queries of the store keep
@@ -430,24 +484,6 @@ export interface Store {
    */
   changesSinceLastCheck(now?: number): StoreChanges | undefined;
   close(): Promise<void>;
-  /**
-   * The account a named key opens (migration 0014), with the key's id and scope. Asked only when
-   * `accountByKeyDigest` finds nothing, so the usual lookup costs no more.
-   */
-  accountByNamedKeyDigest(digest: string): Promise<NamedKeyHolder | undefined>;
-  /** Adds a named key to its account; false, adding nothing, when there is no such account. */
-  addNamedKey(key: StoredNamedKey): Promise<boolean>;
-  /** The account's named keys, oldest first, with their last use: never their digest or ciphertext. */
-  namedKeys(username: string): Promise<NamedKey[]>;
-  /**
-   * Revokes the account's named key: it opens nothing from then on, in every process and instance
-   * (the caches hear of it as of any key change). False when the account has no such key.
-   */
-  revokeNamedKey(username: string, id: string): Promise<boolean>;
-  /** The ciphertext of the account's named key (to show it to its owner); undefined when it has no such key. */
-  namedKeyCipher(username: string, id: string): Promise<string | undefined>;
-  /** Records when these named keys were last used (each keeps the latest time it was told; a revoked one is skipped). */
-  recordNamedKeyUses(uses: readonly NamedKeyUse[]): Promise<void>;
 }
 
 /** A named key as stored (migration 0014): its digest and ciphertext, as an account's own key. */

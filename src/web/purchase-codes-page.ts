@@ -2,7 +2,7 @@ import { DAY_MS, dayOf } from '../activity/activity-days.js';
 import type { CodeActivity, TopCode } from '../activity/activity-report.js';
 import type { ActivityReader } from '../activity/purchase-activity.js';
 import type { PurchaseStatus } from '../records/rows.js';
-import type { ActivationRow } from '../store/activation-store.js';
+import type { ActivationRow } from '../store/activations/activation-store.js';
 import type { Store } from '../store/store.js';
 
 /** The page's windows (the last 7 and 30 days), the default first. */

@@ -1,6 +1,6 @@
 import type { KeyMaterial } from '../keys/server-secret.js';
 import type { Store } from '../store/store.js';
-import type { ClaimedDelivery, DeliveryBookkeeping } from '../store/webhook-store.js';
+import type { ClaimedDelivery, DeliveryBookkeeping } from '../store/webhooks/webhook-store.js';
 import { isPermanentRefusal, type OutboundClient } from './outbound-request.js';
 import type { PayloadContext } from './webhook-payload.js';
 import { webhookPayload } from './webhook-payload.js';

@@ -6,8 +6,8 @@ import {
   WEBHOOK_EVENT_TYPES,
   WEBHOOK_TEST_EVENT,
   type WebhookEndpointRow,
-} from '../store/webhook-rows.js';
-import type { WebhookDeliveryListing, WebhookEndpointHealth } from '../store/webhook-store.js';
+} from '../store/webhooks/webhook-rows.js';
+import type { WebhookDeliveryListing, WebhookEndpointHealth } from '../store/webhooks/webhook-store.js';
 import type { Lang } from '../variants/languages.js';
 import {
   type AddressLookup,

@@ -1,6 +1,6 @@
 import type { ItemRow, PurchaseRecord } from '../records/rows.js';
 import { type MoneyView, serializeItem, serializePurchaseAroundItem } from '../records/serialize.js';
-import type { WebhookEventRow } from '../store/webhook-rows.js';
+import type { WebhookEventRow } from '../store/webhooks/webhook-rows.js';
 import type { VariantConfig } from '../variants/variant-config.js';
 
 /** What a payload is written with: the variants' money and whether support dates are shown (SPEC 3). */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { decryptApiKey, encryptApiKey } from '../keys/api-keys.js';
 import type { KeyMaterial } from '../keys/server-secret.js';
-import type { WebhookEndpointRow } from '../store/webhook-rows.js';
+import type { WebhookEndpointRow } from '../store/webhooks/webhook-rows.js';
 
 /**
  * Signing by the Standard Webhooks scheme, with its own library: `webhook-id` (the event's id,

@@ -1,6 +1,6 @@
 import type { KeyMaterial } from '../keys/server-secret.js';
 import type { Store } from '../store/store.js';
-import type { DeliveryBookkeeping } from '../store/webhook-store.js';
+import type { DeliveryBookkeeping } from '../store/webhooks/webhook-store.js';
 import type { VariantConfig } from '../variants/variant-config.js';
 import { type DeliveryObserver, DeliveryWorker } from './delivery-worker.js';
 import { OutboundClient } from './outbound-request.js';

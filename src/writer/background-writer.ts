@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { threadId, type Worker } from 'node:worker_threads';
 import { type ActivityDelta, type Store, StoreUnavailableError } from '../store/store.js';
 import type { StoreLocation } from '../store/store-location.js';
-import type { DeliveryBookkeeping } from '../store/webhook-store.js';
+import type { DeliveryBookkeeping } from '../store/webhooks/webhook-store.js';
 import { startWorker } from '../threads/start-worker.js';
 import { postedDelta } from './posted-delta.js';
 import type {

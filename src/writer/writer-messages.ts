@@ -1,6 +1,6 @@
 import type { KeyUse, NamedKeyUse, UnavailableReason } from '../store/store.js';
-import type { WebhookEndpointRow } from '../store/webhook-rows.js';
-import type { AttemptOutcome, ClaimOptions } from '../store/webhook-store.js';
+import type { WebhookEndpointRow } from '../store/webhooks/webhook-rows.js';
+import type { AttemptOutcome, ClaimOptions } from '../store/webhooks/webhook-store.js';
 
 /** What the writer thread starts with: the SQLite file it opens a connection of its own to. */
 export interface WriterThreadData {

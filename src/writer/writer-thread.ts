@@ -5,7 +5,7 @@
  * answers requests. `close` lets the calls in flight finish first.
  */
 import { parentPort, threadId, workerData } from 'node:worker_threads';
-import { openSqliteStore } from '../store/sqlite.js';
+import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import { type Store, StoreUnavailableError, unavailableReason } from '../store/store.js';
 import { receivedDelta, SketchesNeededError } from './posted-delta.js';
 import type {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NetworkSketch } from '../../src/activity/network-sketch.js';
 import { loadConfig } from '../../src/config.js';
 import { openStore } from '../../src/store/open-store.js';
-import { activityPathOf } from '../../src/store/sqlite.js';
+import { activityPathOf } from '../../src/store/sqlite/sqlite-store.js';
 import type { ActivityDay, Store } from '../../src/store/store.js';
 import { activityDelta } from '../helpers/activity-delta.js';
 import { turnsDuring } from '../helpers/event-loop-turns.js';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportNdjson } from '../../src/exporter/export-ndjson.js';
 import { webhookEventSchemas } from '../../src/schemas/webhook-schemas.js';
 import { readSnapshot } from '../../src/store/snapshot.js';
-import { newEndpointRow, type WebhookEventRow } from '../../src/store/webhook-rows.js';
+import { newEndpointRow, type WebhookEventRow } from '../../src/store/webhooks/webhook-rows.js';
 import { webhookPayload } from '../../src/webhooks/webhook-payload.js';
 import { generateWebhookSecret, sealWebhookSecret } from '../../src/webhooks/webhook-signing.js';
 import { createContractAjv, keyOrderProblems } from '../helpers/response-contract.js';

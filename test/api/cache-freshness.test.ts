@@ -4,7 +4,7 @@ import { loadConfig } from '../../src/config.js';
 import { importNdjson } from '../../src/importer/import-ndjson.js';
 import { rotateAccountKey } from '../../src/operations/account-keys.js';
 import { openStore } from '../../src/store/open-store.js';
-import { CHANGE_CHECK_INTERVAL_MS } from '../../src/store/sqlite.js';
+import { CHANGE_CHECK_INTERVAL_MS } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
 import { accountLine, itemLine, purchaseLine } from './store-lines.js';

@@ -9,7 +9,7 @@ import { importNdjson } from '../../src/importer/import-ndjson.js';
 import { loadKeyMaterial } from '../../src/keys/key-material.js';
 import type { Dialect } from '../../src/store/dialect.js';
 import { openStore } from '../../src/store/open-store.js';
-import { withDefaultUser } from '../../src/store/postgres.js';
+import { withDefaultUser } from '../../src/store/postgres/postgres-store.js';
 
 /** The stores a suite can run on. */
 export type StoreKind = Dialect;

@@ -6,8 +6,8 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll } from 'vitest';
 import { type ImportOptions, type ImportResult, importNdjson } from '../../src/importer/import-ndjson.js';
 import { deriveKeyMaterial } from '../../src/keys/server-secret.js';
-import { openPostgresStore } from '../../src/store/postgres.js';
-import { openSqliteStore } from '../../src/store/sqlite.js';
+import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { createTestDatabase, type StoreKind, type TestDatabase } from '../helpers/test-database.js';
 

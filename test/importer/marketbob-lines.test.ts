@@ -5,7 +5,7 @@ import { exportNdjson } from '../../src/exporter/export-ndjson.js';
 import { importNdjson } from '../../src/importer/import-ndjson.js';
 import { openStore } from '../../src/store/open-store.js';
 import { readSnapshot } from '../../src/store/snapshot.js';
-import { CHANGE_CHECK_INTERVAL_MS } from '../../src/store/sqlite.js';
+import { CHANGE_CHECK_INTERVAL_MS } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { MB_CODES, MB_KEYS, MB_LINES } from '../api/marketbob-fixtures.js';
 import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rotateAccountKey } from '../../src/operations/account-keys.js';
-import { CHANGE_CHECK_INTERVAL_MS } from '../../src/store/sqlite.js';
+import { CHANGE_CHECK_INTERVAL_MS } from '../../src/store/sqlite/sqlite-store.js';
 import { cleanEnv, runCli } from '../helpers/processes.js';
 import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
 import { accountLine } from '../importer/import-fixtures.js';

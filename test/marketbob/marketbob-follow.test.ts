@@ -7,7 +7,7 @@ import { openMarketbob } from '../../src/marketbob/marketbob-connection.js';
 import { MarketbobFollower } from '../../src/marketbob/marketbob-follower.js';
 import { KeyManagedByMarketbobError, rotateAccountKey, showKey } from '../../src/operations/account-keys.js';
 import { checkPasswordSync, hashPassword } from '../../src/passwords/password-hash.js';
-import { StoreChanges } from '../../src/store/change-log.js';
+import { StoreChanges } from '../../src/store/changes/change-log.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';

@@ -5,8 +5,8 @@ import { ACCOUNT_KEY_COLUMNS, ACCOUNTS } from '../../src/records/account-table.j
 import { ITEMS } from '../../src/records/item-table.js';
 import { PURCHASES } from '../../src/records/purchase-table.js';
 import type { ColumnName } from '../../src/records/record-table.js';
-import { openPostgresStore } from '../../src/store/postgres.js';
-import { openSqliteStore } from '../../src/store/sqlite.js';
+import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { createTestDatabase, TEST_STORES, type TestDatabase } from '../helpers/test-database.js';
 
 /** Every column of each table as the record tables define it, in order: what the migrations must have made. */

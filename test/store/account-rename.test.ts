@@ -1,7 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rotateAccountKey } from '../../src/operations/account-keys.js';
-import { ACCOUNT_REFERENCES } from '../../src/store/account-rename.js';
+import { ACCOUNT_REFERENCES } from '../../src/store/accounts/account-rename.js';
 import { createTestApp, TEST_STORES, type TestApp } from '../helpers/test-app.js';
 
 const KEY = 'rename_test_key_0123456789abcdef';

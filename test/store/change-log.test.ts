@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { importNdjson } from '../../src/importer/import-ndjson.js';
 import { deriveKeyMaterial } from '../../src/keys/server-secret.js';
-import { StoreChanges } from '../../src/store/change-log.js';
+import { StoreChanges } from '../../src/store/changes/change-log.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
 import type { StoreLocation } from '../../src/store/store-location.js';

@@ -5,8 +5,8 @@ import { loadConfig } from '../../src/config.js';
 import { importNdjson } from '../../src/importer/import-ndjson.js';
 import { deriveKeyMaterial } from '../../src/keys/server-secret.js';
 import { openStore } from '../../src/store/open-store.js';
-import { CHANGE_CHANNEL } from '../../src/store/postgres.js';
-import { CHANGE_CHECK_INTERVAL_MS } from '../../src/store/sqlite.js';
+import { CHANGE_CHANNEL } from '../../src/store/postgres/postgres-store.js';
+import { CHANGE_CHECK_INTERVAL_MS } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { createTestDatabase, TEST_STORES, type TestDatabase } from '../helpers/test-database.js';
 

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPostgresPool, withDefaultUser } from '../../src/store/postgres.js';
+import { createPostgresPool, withDefaultUser } from '../../src/store/postgres/postgres-store.js';
 import { TEST_POSTGRES_URL } from '../helpers/test-database.js';
 
 /**

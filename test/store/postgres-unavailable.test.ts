@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { isPostgresUnavailable } from '../../src/store/postgres.js';
+import { isPostgresUnavailable } from '../../src/store/postgres/postgres-store.js';
 
 /** An error as pg reports one from the server. */
 const serverError = (code: string, message = 'server says no') => Object.assign(new Error(message), { code });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { ReadSnapshot } from '../../src/store/sqlite-read-snapshot.js';
+import { ReadSnapshot } from '../../src/store/sqlite/sqlite-read-snapshot.js';
 
 const path = join(mkdtempSync(join(tmpdir(), 'snapshot-')), 'store.db');
 const reader = new BetterSqlite3(path);

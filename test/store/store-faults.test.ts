@@ -6,7 +6,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import type { LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withDefaultUser } from '../../src/store/postgres.js';
+import { withDefaultUser } from '../../src/store/postgres/postgres-store.js';
 import { StoreUnavailableError } from '../../src/store/store.js';
 import { expectError } from '../api/http-assertions.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';

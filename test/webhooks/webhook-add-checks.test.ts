@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../src/passwords/password-hash.js';
-import { newEndpointRow } from '../../src/store/webhook-rows.js';
+import { newEndpointRow } from '../../src/store/webhooks/webhook-rows.js';
 import { addressRefused, endpointAddressRefused } from '../../src/webhooks/outbound-request.js';
 import { PRIVATE_URL_MESSAGE } from '../../src/webhooks/webhook-endpoints.js';
 import { generateWebhookSecret, sealWebhookSecret } from '../../src/webhooks/webhook-signing.js';

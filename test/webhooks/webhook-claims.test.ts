@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AttemptOutcome } from '../../src/store/webhook-store.js';
+import type { AttemptOutcome } from '../../src/store/webhooks/webhook-store.js';
 import { TEST_STORES, type TestApp } from '../helpers/test-app.js';
 import { addEndpoint, webhooksApp } from './fixtures.js';
 

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Activation, ActivationCounts, Purchase } from '../../schemas/resource-schemas.js';
-import { activationView } from '../../store/activation-store.js';
+import { activationView } from '../../store/activations/activation-store.js';
 import type { VariantRuntime } from '../../variants/variant-runtime.js';
 import { countJson, purchaseOf } from '../activation-answer.js';
 import { ApiError, unlessRefused } from '../api-error.js';

@@ -2,7 +2,7 @@ import { type Kysely, type Migration, sql } from 'kysely';
 import type { Dialect } from '../dialect.js';
 
 /**
- * The change log (see src/store/change-log.ts): what each write to the tables the API caches
+ * The change log (see src/store/changes/change-log.ts): what each write to the tables the API caches
  * changed, by sequence number, read by every process to drop just those cache entries. Its first
  * entry names nothing; pruning always keeps the newest, so a reader can tell whether entries it
  * has not read were pruned. `change_log_mute` is SQLite's way for an import to mute the triggers

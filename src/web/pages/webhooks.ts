@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { decryptApiKey } from '../../keys/api-keys.js';
-import { WEBHOOK_EVENT_TYPES } from '../../store/webhook-rows.js';
+import { WEBHOOK_EVENT_TYPES } from '../../store/webhooks/webhook-rows.js';
 import {
   createEndpoint,
   type DeliveryView,

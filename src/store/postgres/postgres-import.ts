@@ -1,12 +1,12 @@
 import type pg from 'pg';
-import { isKeyDigest } from '../domain/api-key-format.js';
-import { ACCOUNT_KEY_COLUMNS, ACCOUNTS } from '../records/account-table.js';
-import { ITEMS } from '../records/item-table.js';
-import { PURCHASES } from '../records/purchase-table.js';
-import type { ColumnName, SqlType } from '../records/record-table.js';
-import type { ItemRecord, PurchaseRecord } from '../records/rows.js';
-import { renameStatements } from './account-rename.js';
-import { type ActivationRow, activationEventData } from './activation-store.js';
+import { isKeyDigest } from '../../domain/api-key-format.js';
+import { ACCOUNT_KEY_COLUMNS, ACCOUNTS } from '../../records/account-table.js';
+import { ITEMS } from '../../records/item-table.js';
+import { PURCHASES } from '../../records/purchase-table.js';
+import type { ColumnName, SqlType } from '../../records/record-table.js';
+import type { ItemRecord, PurchaseRecord } from '../../records/rows.js';
+import { renameStatements } from '../accounts/account-rename.js';
+import { type ActivationRow, activationEventData } from '../activations/activation-store.js';
 import {
   CHANGE_CHANNEL,
   CHANGE_LOG_LOCK,
@@ -14,7 +14,7 @@ import {
   ImportChanges,
   MUTE_SETTING,
   POSTGRES_NOW,
-} from './change-log.js';
+} from '../changes/change-log.js';
 import {
   type AccountUpsert,
   type ActivationLimitUpsert,
@@ -28,17 +28,14 @@ import {
   type ReplacedKey,
   type StoredNamedKey,
   type UpsertCounts,
-} from './store.js';
+} from '../store.js';
 import {
   type Change,
-  type OutboxRows,
-  outboxRows,
+  PostgresImportOutbox,
   type PurchaseBefore,
   purchaseEventTypes,
   purchaseSnapshot,
-  type SubscriptionRow,
-  Subscriptions,
-} from './webhook-outbox.js';
+} from '../webhooks/webhook-outbox.js';
 
 /** Any constant: one import at a time, as SQLite's write lock gives. */
 const IMPORT_LOCK = 7_310_455_022;
@@ -253,16 +250,11 @@ const zeroCounts = (): UpsertCounts => ({ inserted: 0, updated: 0, unchanged: 0 
 class PostgresImportSession implements ImportSession {
   /** What the import changed, for the change log (see runPostgresImport). */
   readonly changes = new ImportChanges();
-  /** The enabled webhook endpoints, read on the first write that may tell them: none, and purchases are written as they are. */
-  private subscriptions: Promise<Subscriptions> | undefined;
+  /** The import's webhook events: none when no endpoint is enabled, and purchases are written as they are. */
+  private readonly outbox: PostgresImportOutbox;
 
-  constructor(private readonly client: pg.PoolClient) {}
-
-  private webhookSubscriptions(): Promise<Subscriptions> {
-    this.subscriptions ??= this.client
-      .query<SubscriptionRow>('SELECT id, account, events FROM webhook_endpoints WHERE enabled = 1')
-      .then(({ rows }) => new Subscriptions(rows));
-    return this.subscriptions;
+  constructor(private readonly client: pg.PoolClient) {
+    this.outbox = new PostgresImportOutbox(client);
   }
 
   async accountKeys(usernames: readonly string[]): Promise<Map<string, string>> {
@@ -358,7 +350,7 @@ class PostgresImportSession implements ImportSession {
   }
 
   async upsertPurchases(rows: readonly PurchaseRecord[]): Promise<UpsertCounts> {
-    const subscriptions = await this.webhookSubscriptions();
+    const subscriptions = await this.outbox.subscriptions();
     const logged = (key: string) => this.changes.add('purchase', key);
     if (subscriptions.empty) return this.upsert(UPSERT_PURCHASES, rows, logged);
     // With endpoints to tell: each purchase's state before, and its item's account, for the events its write makes.
@@ -384,36 +376,8 @@ class PostgresImportSession implements ImportSession {
         changes.push({ account, type, codeKey: row.code_key, data });
       }
     }
-    await this.writeOutbox(outboxRows(subscriptions, changes, Date.now()));
+    await this.outbox.record(changes);
     return counts;
-  }
-
-  /** The outbox rows of one batch: two statements. */
-  private async writeOutbox(rows: OutboxRows): Promise<void> {
-    if (rows.events.length === 0) return;
-    const { events, deliveries } = rows;
-    await this.client.query({
-      name: 'import_webhook_events',
-      text:
-        'INSERT INTO webhook_events (id, account, type, code_key, occurred_at, data) ' +
-        'SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::text[])',
-      values: [
-        events.map((e) => e.id),
-        events.map((e) => e.account),
-        events.map((e) => e.type),
-        events.map((e) => e.code_key),
-        events.map((e) => e.occurred_at),
-        events.map((e) => e.data),
-      ],
-    });
-    await this.client.query({
-      name: 'import_webhook_deliveries',
-      text:
-        'INSERT INTO webhook_deliveries (event_id, endpoint_id, state, attempts, next_attempt_at, locked_until, ' +
-        "last_attempt_at, last_status, last_error, created_at) SELECT e, p, 'pending', 0, $3::int8, 0, 0, 0, '', $3::int8 " +
-        'FROM unnest($1::text[], $2::text[]) AS d(e, p)',
-      values: [deliveries.map((d) => d.event_id), deliveries.map((d) => d.endpoint_id), deliveries[0]?.created_at ?? 0],
-    });
   }
 
   /** Items and purchases alike: one statement writes them all; what it did not touch was unchanged. */
@@ -483,7 +447,7 @@ class PostgresImportSession implements ImportSession {
       values: [rows.map((row) => row.code_key)],
     });
     if (ended.length === 0) return;
-    const subscriptions = await this.webhookSubscriptions();
+    const subscriptions = await this.outbox.subscriptions();
     if (subscriptions.empty) return;
     const byCode = new Map(rows.map((row) => [row.code_key, row]));
     const { rows: items } = await this.client.query<{ id: number; account: string }>({
@@ -506,7 +470,7 @@ class PostgresImportSession implements ImportSession {
         data: activationEventData(purchase.code, row, { reason }),
       });
     }
-    await this.writeOutbox(outboxRows(subscriptions, changes, Date.now()));
+    await this.outbox.record(changes);
   }
 
   async formerKeyHolders(digests: readonly string[]): Promise<Map<string, Set<string>>> {
@@ -544,11 +508,11 @@ class PostgresImportSession implements ImportSession {
         'ON CONFLICT (username, key_digest) DO UPDATE SET replaced_at = EXCLUDED.replaced_at',
       values: [usernames, rows.map((row) => row.formerDigest), Date.now()],
     });
-    const subscriptions = await this.webhookSubscriptions();
+    const subscriptions = await this.outbox.subscriptions();
     if (!subscriptions.empty) {
       const data = JSON.stringify({ old_key_works_until: null });
       const changes = usernames.map((account) => ({ account, type: 'api_key.rotated', codeKey: '', data }));
-      await this.writeOutbox(outboxRows(subscriptions, changes, Date.now()));
+      await this.outbox.record(changes);
     }
   }
 

@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { createPostgresPool, isPostgresUnavailable } from '../postgres/postgres-store.js';
+import { activityPathOf, isUnavailable as isSqliteUnavailable } from '../sqlite/sqlite-store.js';
+import { type ActivityDay, type ActivitySummary, type Store, StoreUnavailableError } from '../store.js';
+import type { StoreLocation } from '../store-location.js';
 import { type ActivityDatabase, ActivityTables } from './activity-tables.js';
-import { createPostgresPool, isPostgresUnavailable } from './postgres.js';
-import { activityPathOf, isUnavailable as isSqliteUnavailable } from './sqlite.js';
-import { type ActivityDay, type ActivitySummary, type Store, StoreUnavailableError } from './store.js';
-import type { StoreLocation } from './store-location.js';
 
 /**
  * The activity tables' reads on a connection of their own, for a thread other than the one that

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
+import type { Database } from '../database.js';
+import type { Dialect } from '../dialect.js';
+import { type Change, recordChanges } from '../webhooks/webhook-outbox.js';
+import { type Queries, writeTransaction } from '../write-transaction.js';
 import type { ActivationRow } from './activation-rows.js';
-import type { Database } from './database.js';
-import type { Dialect } from './dialect.js';
-import { type Change, recordChanges } from './webhook-outbox.js';
-import { writeTransaction } from './write-transaction.js';
 
 export type { ActivationRow, ItemActivationLimitRow } from './activation-rows.js';
 
@@ -57,7 +57,7 @@ export function activationEventData(
  */
 export const LAST_VALIDATED_RESOLUTION_MS = 60_000;
 
-type Db = Kysely<Database> | Transaction<Database>;
+type Db = Queries;
 type Guard = <T>(work: () => Promise<T>) => Promise<T>;
 
 const numbers = (row: ActivationRow): ActivationRow => ({

@@ -1,6 +1,6 @@
 import { setImmediate } from 'node:timers/promises';
 import { type Kysely, sql } from 'kysely';
-import type { ActivityDay, ActivityDelta, ActivitySummary } from './store.js';
+import type { ActivityDay, ActivityDelta, ActivitySummary } from '../store.js';
 
 /** A stored day of a code's activity (see migration 0008). */
 export interface PurchaseActivityRow {
@@ -28,8 +28,8 @@ export type ActivityTransaction = <T>(work: (db: Kysely<ActivityDatabase>) => Pr
 
 /**
  * One stored day at a time, through statements prepared once (SQLite's activity file): inside the
- * write transaction, a read and a write per code cost a few microseconds each, where building and
- * planning a statement of 250 rows cost more than the writing (about 25 µs a code in all).
+ * write transaction, a read and a write per code through prepared statements cost less than
+ * building and planning one statement for a batch of rows, which cost more than the writing.
  */
 export interface ActivityRowAccess {
   find(account: string, codeKey: string, day: string): PurchaseActivityRow | undefined;
@@ -48,8 +48,8 @@ const BATCH = 250;
 /**
  * How long rows are written one by one (SQLite's activity file) before the event loop gets a turn:
  * a flush is one transaction, held while requests are answered between these. Timed, not counted:
- * a row whose sketch is read and merged costs about ten times one whose counts are added, and 500
- * of those held every request waiting for about 9 ms.
+ * a row whose sketch is read and merged costs many times one whose counts are added, so a count
+ * of rows short enough for the costly kind would cut the cheap kind's flush into needless turns.
  */
 const TURN_MS = 2;
 

@@ -1,15 +1,21 @@
 import { userInfo } from 'node:os';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import { type ActivityDatabase, ActivityTables } from './activity-tables.js';
-import { CHANGE_CHANNEL, PRUNE_INTERVAL_MS, PRUNE_SQL, postgresChangeLogSql, RETENTION_MS } from './change-log.js';
-import type { Database } from './database.js';
-import { KyselyStore, migrateToLatest } from './kysely-store.js';
+import { type ActivityDatabase, ActivityTables } from '../activity/activity-tables.js';
+import {
+  CHANGE_CHANNEL,
+  PRUNE_INTERVAL_MS,
+  PRUNE_SQL,
+  postgresChangeLogSql,
+  RETENTION_MS,
+} from '../changes/change-log.js';
+import type { Database } from '../database.js';
+import { KyselyStore, migrateToLatest } from '../kysely-store.js';
+import type { QueryRunner } from '../query-runner.js';
+import type { Store } from '../store.js';
+import { DEFAULT_POSTGRES_TIMEOUTS, type PostgresTimeouts } from '../store-location.js';
 import { listenForChanges } from './postgres-changes.js';
 import { runPostgresImport } from './postgres-import.js';
-import type { QueryRunner } from './query-runner.js';
-import type { Store } from './store.js';
-import { DEFAULT_POSTGRES_TIMEOUTS, type PostgresTimeouts } from './store-location.js';
 
 export interface PostgresStoreOptions extends Partial<PostgresTimeouts> {
   /** Connections the store's pool may open (the change listener holds one more of its own). */
@@ -161,8 +167,8 @@ export function createPostgresRunner(pool: pg.Pool, readTimeoutMs?: number): Que
     return result.rows as R[];
   };
   return {
-    first: async (query, parameters) => (await run<never>(query.sql, parameters))[0],
-    all: (query, parameters) => run(query.sql, parameters),
+    first: async (query, values) => (await run<never>(query.sql, query.bind(values)))[0],
+    all: (query, values) => run(query.sql, query.bind(values)),
   };
 }
 
@@ -180,7 +186,7 @@ function postgresActivity(db: Kysely<Database>): ActivityTables {
   );
 }
 
-export { CHANGE_CHANNEL } from './change-log.js';
+export { CHANGE_CHANNEL } from '../changes/change-log.js';
 
 /** Any constant: serialises the step below between instances starting together. */
 const CHANGE_TRIGGER_LOCK = 7_310_455_021;

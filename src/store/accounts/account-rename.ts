@@ -1,4 +1,4 @@
-import { ACCOUNT_KEY_COLUMNS, ACCOUNTS } from '../records/account-table.js';
+import { ACCOUNT_KEY_COLUMNS, ACCOUNTS } from '../../records/account-table.js';
 
 /**
  * Every column that refers to `accounts.username`, by table: what a rename moves. A migration

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { Database, SigningKeyRow } from './database.js';
+import type { Database } from '../database.js';
+import type { SigningKeyRow } from './key-rows.js';
 
 type Guard = <T>(work: () => Promise<T>) => Promise<T>;
 

@@ -1,12 +1,12 @@
 import { type RawBuilder, sql } from 'kysely';
-import { PREVIEW_FIELDS_BY_TYPE } from '../domain/media.js';
-import { NO_SCREENSHOTS } from '../records/serialize.js';
-import type { Dialect } from './dialect.js';
+import { PREVIEW_FIELDS_BY_TYPE } from '../../domain/media.js';
+import { NO_SCREENSHOTS } from '../../records/serialize.js';
+import type { Dialect } from '../dialect.js';
 
 /**
  * serializeItemHead as an SQL expression over the `items` table, made by the store while it reads
  * the row: a long list then costs one string per item to read instead of eighteen, and no
- * serialising in the process (a 10,000-item list in half the time, measured in bench/README.md).
+ * serialising in the process (bench/README.md has the figures).
  * It must give the very same text: both stores' JSON quoting escapes exactly what JSON.stringify
  * does (`"`, `\`, and control characters, short forms first), which
  * test/api/items-all-text.test.ts checks through the API on both stores.

@@ -1,12 +1,12 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { isKeyDigest } from '../domain/api-key-format.js';
-import { ACCOUNT_KEY_COLUMNS, ACCOUNTS } from '../records/account-table.js';
-import { ITEMS } from '../records/item-table.js';
-import { PURCHASES } from '../records/purchase-table.js';
-import type { AccountRecord, ItemRecord, PurchaseRecord } from '../records/rows.js';
-import { renameStatements } from './account-rename.js';
-import { type ActivationRow, activationEventData } from './activation-store.js';
-import { type ChangeEntry, ImportChanges, SQLITE_MUTE_TABLE } from './change-log.js';
+import { isKeyDigest } from '../../domain/api-key-format.js';
+import { ACCOUNT_KEY_COLUMNS, ACCOUNTS } from '../../records/account-table.js';
+import { ITEMS } from '../../records/item-table.js';
+import { PURCHASES } from '../../records/purchase-table.js';
+import type { AccountRecord, ItemRecord, PurchaseRecord } from '../../records/rows.js';
+import { renameStatements } from '../accounts/account-rename.js';
+import { type ActivationRow, activationEventData } from '../activations/activation-store.js';
+import { type ChangeEntry, ImportChanges, SQLITE_MUTE_TABLE } from '../changes/change-log.js';
 import {
   type AccountUpsert,
   type ActivationLimitUpsert,
@@ -20,21 +20,18 @@ import {
   type ReplacedKey,
   type StoredNamedKey,
   type UpsertCounts,
-} from './store.js';
+} from '../store.js';
 import {
   type Change,
-  type OutboxRows,
-  outboxRows,
   type PurchaseBefore,
   purchaseEventTypes,
   purchaseSnapshot,
-  type SubscriptionRow,
-  Subscriptions,
-} from './webhook-outbox.js';
+  SqliteImportOutbox,
+} from '../webhooks/webhook-outbox.js';
 
 /**
  * Imports into SQLite: one transaction on a connection of its own, statements prepared once per
- * import, one row at a time (better-sqlite3 is synchronous, so a row costs a few microseconds).
+ * import, one row at a time (better-sqlite3 is synchronous, so a row costs little).
  *
  * The import gets its own connection so that the store's connection goes on serving the
  * committed data while the import writes (WAL lets one writer and many readers run together).
@@ -160,15 +157,12 @@ class SqliteImportSession implements ImportSession {
   private readonly updateItem: BetterSqlite3.Statement<unknown[]>;
   private readonly insertPurchase: BetterSqlite3.Statement<unknown[]>;
   private readonly updatePurchase: BetterSqlite3.Statement<unknown[]>;
-  /** The enabled webhook endpoints when the import began: with none, purchases are written as they are. */
-  private readonly subscriptions: Subscriptions;
+  /** The import's webhook events; none when no endpoint was enabled as it began: purchases are written as they are. */
   private readonly webhooks: ImportWebhooks | undefined;
 
   constructor(private readonly db: BetterSqlite3.Database) {
-    this.subscriptions = new Subscriptions(
-      db.prepare<[], SubscriptionRow>('SELECT id, account, events FROM webhook_endpoints WHERE enabled = 1').all(),
-    );
-    this.webhooks = this.subscriptions.empty ? undefined : new ImportWebhooks(db, this.subscriptions);
+    const outbox = new SqliteImportOutbox(db);
+    this.webhooks = outbox.subscriptions.empty ? undefined : new ImportWebhooks(db, outbox);
     this.accountKey = db.prepare<[string], string>('SELECT key_digest FROM accounts WHERE username = ?').pluck();
     this.keyOwner = db.prepare<[string], string>('SELECT username FROM accounts WHERE key_digest = ?').pluck();
     this.itemExists = db.prepare<[number], number>('SELECT 1 FROM items WHERE id = ?').pluck();
@@ -469,29 +463,18 @@ class SqliteImportSession implements ImportSession {
   }
 }
 
-/** An import's webhook events: found row by row, written with the batch that made them. */
+/** An import's webhook events: found row by row, handed to the outbox with the batch that made them. */
 class ImportWebhooks {
   private readonly before: BetterSqlite3.Statement<[string], PurchaseBefore>;
   private readonly itemAccount: BetterSqlite3.Statement<[number], string>;
-  private readonly insertEvent: BetterSqlite3.Statement<unknown[]>;
-  private readonly insertDelivery: BetterSqlite3.Statement<unknown[]>;
   private readonly accounts = new Map<number, string | undefined>();
 
   constructor(
     db: BetterSqlite3.Database,
-    private readonly subscriptions: Subscriptions,
+    private readonly outbox: SqliteImportOutbox,
   ) {
     this.before = db.prepare<[string], PurchaseBefore>('SELECT status, downloaded FROM purchases WHERE code_key = ?');
     this.itemAccount = db.prepare<[number], string>('SELECT account FROM items WHERE id = ?').pluck();
-    this.insertEvent = db.prepare(
-      'INSERT INTO webhook_events (id, account, type, code_key, occurred_at, data) ' +
-        'VALUES (@id, @account, @type, @code_key, @occurred_at, @data)',
-    );
-    this.insertDelivery = db.prepare(
-      'INSERT INTO webhook_deliveries (event_id, endpoint_id, state, attempts, next_attempt_at, locked_until, ' +
-        'last_attempt_at, last_status, last_error, created_at) VALUES (@event_id, @endpoint_id, @state, @attempts, ' +
-        '@next_attempt_at, @locked_until, @last_attempt_at, @last_status, @last_error, @created_at)',
-    );
   }
 
   purchaseBefore(codeKey: string): PurchaseBefore | undefined {
@@ -502,18 +485,18 @@ class ImportWebhooks {
     const changes: Change[] = [];
     rows.forEach((row, index) => {
       const account = this.accountOf(row.item_id);
-      if (account === undefined || !this.subscriptions.hasAccount(account)) return;
+      if (account === undefined || !this.outbox.subscriptions.hasAccount(account)) return;
       const types = purchaseEventTypes(before[index], row);
       if (types.length === 0) return;
       const data = purchaseSnapshot(row);
       for (const type of types) changes.push({ account, type, codeKey: row.code_key, data });
     });
-    this.write(outboxRows(this.subscriptions, changes, Date.now()));
+    this.outbox.record(changes);
   }
 
   activationsEnded(row: PurchaseRecord, activations: readonly ActivationRow[]): void {
     const account = this.accountOf(row.item_id);
-    if (account === undefined || !this.subscriptions.hasAccount(account)) return;
+    if (account === undefined || !this.outbox.subscriptions.hasAccount(account)) return;
     const reason = row.status === 'cancelled' ? 'cancelled' : 'refunded';
     const changes = activations.map((activation) => ({
       account,
@@ -521,7 +504,7 @@ class ImportWebhooks {
       codeKey: row.code_key,
       data: activationEventData(row.code, activation, { reason }),
     }));
-    this.write(outboxRows(this.subscriptions, changes, Date.now()));
+    this.outbox.record(changes);
   }
 
   keysReplaced(usernames: readonly string[]): void {
@@ -531,17 +514,12 @@ class ImportWebhooks {
       codeKey: '',
       data: KEY_EVENT_DATA,
     }));
-    this.write(outboxRows(this.subscriptions, changes, Date.now()));
+    this.outbox.record(changes);
   }
 
   private accountOf(itemId: number): string | undefined {
     if (!this.accounts.has(itemId)) this.accounts.set(itemId, this.itemAccount.get(itemId));
     return this.accounts.get(itemId);
-  }
-
-  private write(rows: OutboxRows): void {
-    for (const event of rows.events) this.insertEvent.run(event);
-    for (const delivery of rows.deliveries) this.insertDelivery.run(delivery);
   }
 }
 

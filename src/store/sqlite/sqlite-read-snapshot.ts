@@ -3,10 +3,9 @@ import type BetterSqlite3 from 'better-sqlite3';
 /**
  * The store's reads run inside one read transaction that is kept open for a few milliseconds and
  * shared by every query in that time. Each statement outside a transaction would begin and end
- * its own, and on this kind of machine that lock round trip costs as much as the lookup itself
- * (measured: 27 µs → 18 µs per purchase lookup under load). A snapshot never lives longer than
- * `maxAgeMs`, so a commit made elsewhere is seen by every read that starts that long after it;
- * a reader never holds back the writer in WAL mode.
+ * its own, and that lock round trip costs about as much as the lookup itself (bench/README.md has
+ * the figures). A snapshot never lives longer than `maxAgeMs`, so a commit made elsewhere is seen
+ * by every read that starts that long after it; a reader never holds back the writer in WAL mode.
  */
 export class ReadSnapshot {
   private open = false;

@@ -1,8 +1,8 @@
 import { type Stats, statSync } from 'node:fs';
-import { StoreChanges } from './change-log.js';
-import { type Store, StoreUnavailableError } from './store.js';
+import { StoreChanges } from '../changes/change-log.js';
+import { type Store, StoreUnavailableError } from '../store.js';
 
-/** How often, at most, the file is looked for (once per request at most): a stat costs a few microseconds. */
+/** How often, at most, the file is looked for (once per request at most): a stat is cheap, but not free. */
 export const FILE_CHECK_INTERVAL_MS = 50;
 
 /** Which file a path names: a file put back at the path (restored from a backup) is another one. */

@@ -1,9 +1,9 @@
-import { type Kysely, sql, type Transaction } from 'kysely';
-import type { Database } from './database.js';
-import type { Dialect } from './dialect.js';
-import { newWebhookEventId, pendingDelivery } from './webhook-outbox.js';
+import { type Kysely, sql } from 'kysely';
+import type { Database } from '../database.js';
+import type { Dialect } from '../dialect.js';
+import { type WriteTransaction, writeTransaction } from '../write-transaction.js';
+import { pendingDelivery, recordEventFor } from './webhook-outbox.js';
 import type { WebhookDeliveryRow, WebhookDeliveryState, WebhookEndpointRow, WebhookEventRow } from './webhook-rows.js';
-import { writeTransaction } from './write-transaction.js';
 
 /** An endpoint with how its deliveries stand. */
 export interface WebhookEndpointHealth extends WebhookEndpointRow {
@@ -74,7 +74,7 @@ export class WebhookStore {
     private readonly guard: Guard,
   ) {}
 
-  private transaction<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+  private transaction<T>(work: (trx: WriteTransaction) => Promise<T>): Promise<T> {
     return writeTransaction(this.db, this.dialect, work);
   }
 
@@ -159,20 +159,7 @@ export class WebhookStore {
 
   /** Records an event for one endpoint only (the test event); its id. */
   addEventFor(endpoint: WebhookEndpointRow, type: string, data: string, now: number): Promise<string> {
-    return this.guard(() =>
-      this.transaction(async (trx) => {
-        const id = newWebhookEventId();
-        await trx
-          .insertInto('webhook_events')
-          .values({ id, account: endpoint.account, type, code_key: '', occurred_at: now, data })
-          .execute();
-        await trx
-          .insertInto('webhook_deliveries')
-          .values(pendingDelivery(id, endpoint.id, now))
-          .execute();
-        return id;
-      }),
-    );
+    return this.guard(() => this.transaction((trx) => recordEventFor(trx, endpoint, type, data, now)));
   }
 
   /** The endpoint's latest deliveries, newest first. */

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { type ChangeRow, changesFrom, READ_LIMIT, READ_SQL, StoreChanges } from './change-log.js';
+import { type ChangeRow, changesFrom, READ_LIMIT, READ_SQL, StoreChanges } from '../changes/change-log.js';
 
 /** What changed in the store, as the change log says, read when a NOTIFY says it grew. */
 export interface ChangeListener {

@@ -108,6 +108,13 @@ interface PendingCall {
  * fails the writes it held, is reported, and another starts with the next write. The thread keeps
  * the process alive only while writes are in flight, so that a shutdown waits for them.
  */
+/**
+ * The writer thread's heap, capped: left to grow, a heap handed a large flush grows to hold it and
+ * keeps that size, and the process's memory with it; capped, it collects instead. A write holds at
+ * most one part of a flush (FLUSH_PART codes, see activity-counter.ts), well under the cap.
+ */
+const WRITER_HEAP_LIMITS = { maxOldGenerationSizeMb: 48 } as const;
+
 export class WriterThread implements BackgroundWriter {
   private worker: Worker | undefined;
   private nextId = 1;
@@ -217,7 +224,10 @@ export class WriterThread implements BackgroundWriter {
 
   private thread(): Worker {
     if (this.worker !== undefined) return this.worker;
-    const worker = startWorker(THREAD_URL, { workerData: { path: this.path } satisfies WriterThreadData });
+    const worker = startWorker(THREAD_URL, {
+      workerData: { path: this.path } satisfies WriterThreadData,
+      resourceLimits: WRITER_HEAP_LIMITS,
+    });
     worker.unref();
     worker.on('message', (message: FromWriter) => this.answered(message));
     worker.on('error', (error) => this.stopped(worker, error));

@@ -239,6 +239,11 @@ export class ResourceCache {
     this.purchases = new LRUCache({ maxSize: budgets.purchases, sizeCalculation: sizeOfPurchase });
   }
 
+  /** Counts the changes heard: an answer built from cached entries holds while this stays the same. */
+  get changesHeard(): number {
+    return this.generation;
+  }
+
   /**
    * Drops what the store says changed since the last call (by any writer: this process, another,
    * the CLI, another instance), and only that; `now` as Store.changedSinceLastCheck.

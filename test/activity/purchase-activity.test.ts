@@ -208,6 +208,29 @@ describe.each(TEST_STORES)('purchase-code activity (%s)', (kind) => {
     expectJson(await top(variant, [], KEYS.bob), 200, { status: variant.ok, data: { days: 30, codes: [] } });
   });
 
+  it("answers a list asked again with the same bytes, and a code's new status once the store says it changed", async () => {
+    const first = await top(en);
+    expect((await top(en)).body).toBe(first.body);
+    const statusOf = (response: LightMyRequestResponse, code: string) =>
+      (
+        JSON.parse(response.body) as { data: { codes: { purchase_code: string; purchase_status: string }[] } }
+      ).data.codes.find((entry) => entry.purchase_code === code)?.purchase_status;
+    expect(statusOf(first, 'Alice-Ext-0002')).toBe('active');
+    await t.store.setPurchaseStatus('alice-ext-0002', 'refunded');
+    // Heard with the next request on SQLite; on PostgreSQL once its notification has come.
+    const deadline = Date.now() + 5_000;
+    let changed = await top(en);
+    while (statusOf(changed, 'Alice-Ext-0002') !== 'refunded' && Date.now() < deadline) changed = await top(en);
+    expect(statusOf(changed, 'Alice-Ext-0002')).toBe('refunded');
+    expect(changed.body).toBe(
+      first.body.replace(
+        '"purchase_code":"Alice-Ext-0002","item_id":102,"purchase_status":"active"',
+        '"purchase_code":"Alice-Ext-0002","item_id":102,"purchase_status":"refunded"',
+      ),
+    );
+    await t.store.setPurchaseStatus('alice-ext-0002', 'active');
+  });
+
   it.each(VARIANTS)('refuses a window or a limit out of bounds, naming the bounds ($lang)', async (variant) => {
     for (const [name, value] of [
       ['days', '0'],

@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 
-/** The config file's `activity` section: counting how each purchase code is used (issue 24). */
+/** The config file's `activity` section: counting how each purchase code is used. */
 export const ActivitySchema = Type.Object(
   {
     enabled: Type.Optional(

@@ -14,7 +14,7 @@ const FIRST_EXPIRE_MS = 60_000;
 const CLOCK_TICK_MS = 100;
 
 /**
- * How each seller's purchase codes are validated (issue 24), gathered in memory on the hot path
+ * How each seller's purchase codes are validated, gathered in memory on the hot path
  * (a map lookup, a count, and the client's network added to the code's sketch) and written in one
  * batch every `flushSeconds` and at close, as KeyUsage does: no request waits for a write. Every
  * process gathers its own; the store adds them up.

@@ -124,7 +124,7 @@ const Count = (description: string) => Type.Integer({ minimum: 0, description })
 const Day = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'A UTC day, YYYY-MM-DD' });
 const Networks = Count('Distinct client networks (IPv4 /24, IPv6 /48): exact below 1,024, then estimated within 2 %');
 
-/** One of the seller's codes, how it has been used over the retained days (issue 24). */
+/** One of the seller's codes, how it has been used over the retained days. */
 export const PurchaseActivity = Type.Object(
   {
     purchase_code: Type.String({ minLength: 1, description: 'The code as stored' }),

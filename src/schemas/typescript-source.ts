@@ -126,7 +126,7 @@ function stringList(name: string, list: string): string {
 
 /** Where each named schema's shape is told. */
 function sourceOf(title: unknown): string {
-  if (title === 'PurchaseActivity' || title === 'ActiveCode') return 'issue 24';
+  if (title === 'PurchaseActivity' || title === 'ActiveCode') return 'purchase-code activity (docs/api.md)';
   if (title === 'Activation' || title === 'ActivationCounts') return 'activations (docs/api.md)';
   if (typeof title === 'string' && title.startsWith('Marketbob')) return "MarketBob's own API (shape 'marketbob')";
   return 'SPEC 3';
@@ -184,7 +184,7 @@ export function sdkContractSource(): string {
     '/** Every error answer: `{ status: <error word>, msg }`. */\nexport interface ErrorBody {\n  status: string;\n  msg: string;\n}',
     ...WEBHOOK_BODY_TYPES.map((type) => {
       const schema = webhookEventSchemas[type] as TSchema;
-      return `/** The body of a \`${type}\` webhook (issue 25): ${schema.description}. */\nexport interface ${schema.title} ${objectType(schema, '')}`;
+      return `/** The body of a \`${type}\` webhook: ${schema.description}. */\nexport interface ${schema.title} ${objectType(schema, '')}`;
     }),
     `/** Any webhook body, told apart by its \`type\`. */\nexport type WebhookEvent =\n${WEBHOOK_BODY_TYPES.map((type) => `  | ${webhookEventSchemas[type]?.title}`).join('\n')};`,
     `/** "No items" in every language: items() answers [] for it. */\nexport const NO_ITEMS_MESSAGES: readonly string[] = ${messagesOf('noItems')};`,

@@ -3,7 +3,7 @@ import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT } from '../store/webhooks/webho
 import { Activation, ActivationCounts, Item, Purchase, PurchaseStatus, Timestamp } from './resource-schemas.js';
 
 /**
- * The bodies of the webhooks (issue 25), one schema per event type: the OpenAPI documents'
+ * The bodies of the webhooks, one schema per event type: the OpenAPI documents'
  * `webhooks` section and the SDK's types come from here, and the tests check what is sent
  * against them. The shape is the one Standard Webhooks suggests: `{id, type, timestamp, data}`,
  * with the account the event is about.

@@ -449,7 +449,7 @@ export interface Store
     ActivityQueries {
   readonly dialect: Dialect;
   /**
-   * The webhook endpoints and their delivery queue (issue 25). Events themselves are written by
+   * The webhook endpoints and their delivery queue. Events themselves are written by
    * the changes above and by imports, in their own transactions, for the accounts that have an
    * endpoint subscribed: a purchase created, refunded, cancelled or downloaded, a key replaced.
    */

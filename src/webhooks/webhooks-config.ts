@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import ipaddr from 'ipaddr.js';
 
-/** Signed webhooks (issue 25): where they may go, and how they are retried. */
+/** Signed webhooks: where they may go, and how they are retried. */
 export const WebhooksSchema = Type.Object(
   {
     allowHttp: Type.Optional(

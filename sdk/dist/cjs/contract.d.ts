@@ -91,7 +91,7 @@ export interface Purchase {
     /** ISO 8601 UTC with milliseconds, such as 2024-05-01T12:00:00.000Z */
     date: string;
 }
-/** PurchaseActivity: issue 24, keys in this order. */
+/** PurchaseActivity: purchase-code activity (docs/api.md), keys in this order. */
 export interface PurchaseActivity {
     /** The code as stored */
     purchase_code: string;
@@ -113,7 +113,7 @@ export interface PurchaseActivity {
         networks: number;
     }[];
 }
-/** ActiveCode: issue 24, keys in this order. */
+/** ActiveCode: purchase-code activity (docs/api.md), keys in this order. */
 export interface ActiveCode {
     /** The code as stored */
     purchase_code: string;
@@ -259,7 +259,7 @@ export interface ErrorBody {
     status: string;
     msg: string;
 }
-/** The body of a `purchase.created` webhook (issue 25): A new purchase of one of the seller's items. */
+/** The body of a `purchase.created` webhook: A new purchase of one of the seller's items. */
 export interface PurchaseCreatedEvent {
     /** The event id, also sent as the webhook-id header: the same on every retry, so a receiver can skip one seen before */
     id: string;
@@ -289,7 +289,7 @@ export interface PurchaseCreatedEvent {
         status: 'active' | 'refunded' | 'cancelled';
     };
 }
-/** The body of a `purchase.refunded` webhook (issue 25): A purchase was refunded: its code no longer validates. */
+/** The body of a `purchase.refunded` webhook: A purchase was refunded: its code no longer validates. */
 export interface PurchaseRefundedEvent {
     /** The event id, also sent as the webhook-id header: the same on every retry, so a receiver can skip one seen before */
     id: string;
@@ -319,7 +319,7 @@ export interface PurchaseRefundedEvent {
         status: 'active' | 'refunded' | 'cancelled';
     };
 }
-/** The body of a `purchase.cancelled` webhook (issue 25): A purchase was cancelled: its code no longer validates. */
+/** The body of a `purchase.cancelled` webhook: A purchase was cancelled: its code no longer validates. */
 export interface PurchaseCancelledEvent {
     /** The event id, also sent as the webhook-id header: the same on every retry, so a receiver can skip one seen before */
     id: string;
@@ -349,7 +349,7 @@ export interface PurchaseCancelledEvent {
         status: 'active' | 'refunded' | 'cancelled';
     };
 }
-/** The body of a `purchase.downloaded` webhook (issue 25): A purchase was downloaded for the first time. */
+/** The body of a `purchase.downloaded` webhook: A purchase was downloaded for the first time. */
 export interface PurchaseDownloadedEvent {
     /** The event id, also sent as the webhook-id header: the same on every retry, so a receiver can skip one seen before */
     id: string;
@@ -379,7 +379,7 @@ export interface PurchaseDownloadedEvent {
         status: 'active' | 'refunded' | 'cancelled';
     };
 }
-/** The body of a `api_key.rotated` webhook (issue 25): The seller's API key was replaced. */
+/** The body of a `api_key.rotated` webhook: The seller's API key was replaced. */
 export interface ApiKeyRotatedEvent {
     /** The event id, also sent as the webhook-id header: the same on every retry, so a receiver can skip one seen before */
     id: string;
@@ -393,7 +393,7 @@ export interface ApiKeyRotatedEvent {
         old_key_works_until: string | null;
     };
 }
-/** The body of a `activation.created` webhook (issue 25): An instance was activated on one of the seller’s purchase codes. */
+/** The body of a `activation.created` webhook: An instance was activated on one of the seller’s purchase codes. */
 export interface ActivationCreatedEvent {
     /** The event id, also sent as the webhook-id header: the same on every retry, so a receiver can skip one seen before */
     id: string;
@@ -409,7 +409,7 @@ export interface ActivationCreatedEvent {
         activations: ActivationCounts;
     };
 }
-/** The body of a `activation.released` webhook (issue 25): An activation ended: released, or its purchase refunded or cancelled. */
+/** The body of a `activation.released` webhook: An activation ended: released, or its purchase refunded or cancelled. */
 export interface ActivationReleasedEvent {
     /** The event id, also sent as the webhook-id header: the same on every retry, so a receiver can skip one seen before */
     id: string;
@@ -426,7 +426,7 @@ export interface ActivationReleasedEvent {
         reason: 'released' | 'refunded' | 'cancelled';
     };
 }
-/** The body of a `webhook.test` webhook (issue 25): Sent on request (the workspace's "Send test event"), to one endpoint, whatever it subscribes to. */
+/** The body of a `webhook.test` webhook: Sent on request (the workspace's "Send test event"), to one endpoint, whatever it subscribes to. */
 export interface WebhookTestEvent {
     /** The event id, also sent as the webhook-id header: the same on every retry, so a receiver can skip one seen before */
     id: string;

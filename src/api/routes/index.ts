@@ -9,7 +9,7 @@ import { purchaseLicense } from './purchase-license.js';
 import { purchaseValidation } from './purchase-validation.js';
 
 /**
- * The API's endpoints in the contract's shape (SPEC 2, purchase-code activity: issue 24, and
+ * The API's endpoints in the contract's shape (SPEC 2, purchase-code activity and
  * activations), in the documents' order: the one list the routes are registered from (once per
  * variant base), the OpenAPI documents are written from, and the tests check answers against.
  * Built from the config, whose bounds some contracts state.

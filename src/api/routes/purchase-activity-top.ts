@@ -19,7 +19,7 @@ const WHOLE_NUMBER_PATTERN = '^\\s*\\d{1,9}\\s*$';
 
 /**
  * The seller's codes seen from the most distinct client networks in the last `days` days, most
- * first (issue 24): the leaked codes, before anyone else notices them. Codes that have since
+ * first: the leaked codes, before anyone else notices them. Codes that have since
  * passed to another seller are left out. The list is made off this thread (see
  * activity-reports.ts); here only its at most `limit` codes are looked up. Built from the config:
  * `days` goes back at most as far as activity is kept (`activity.retentionDays`), in the

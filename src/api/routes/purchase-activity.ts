@@ -10,7 +10,7 @@ import { reportOrBusy } from './activity-busy.js';
 const isoOrNull = (at: number | undefined) => (at === undefined ? null : new Date(at).toISOString());
 
 /**
- * How one of the seller's codes is used (issue 24): validations and distinct client networks over
+ * How one of the seller's codes is used: validations and distinct client networks over
  * the retained days, and per day. A code that is not the seller's answers exactly what validation
  * answers for it, so that nobody learns whether another seller's code exists; a code of theirs that
  * was never validated answers zeros and nulls.

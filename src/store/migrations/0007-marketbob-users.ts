@@ -1,7 +1,7 @@
 import type { Kysely, Migration } from 'kysely';
 
 /**
- * Accounts that come from a MarketBob marketplace (issue 23): the MarketBob user id each one is
+ * Accounts that come from a MarketBob marketplace: the MarketBob user id each one is
  * (so that a username changed there renames the account here rather than making another), and a
  * digest of the MarketBob password hash last taken (so that a password changed there after our
  * workspace upgraded the seller's hash is taken again; '' when MarketBob had none). A digest,

@@ -1,7 +1,7 @@
 import type { Kysely, Migration } from 'kysely';
 
 /**
- * How each purchase code is used (issue 24): per seller, code and UTC day, the validations, when
+ * How each purchase code is used: per seller, code and UTC day, the validations, when
  * first and last seen, and a sketch of the distinct client networks (keyed hashes, never an
  * address) with its estimate beside it, so that lists are ordered without reading sketches. No
  * reference to `accounts` or `purchases`: on SQLite these rows live in a file of their own (see

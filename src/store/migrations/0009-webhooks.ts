@@ -1,7 +1,7 @@
 import type { Kysely, Migration } from 'kysely';
 
 /**
- * Signed webhooks (issue 25). `webhook_endpoints`: where a seller wants to hear of changes, the
+ * Signed webhooks. `webhook_endpoints`: where a seller wants to hear of changes, the
  * events it subscribes to, the language variant of its payloads, and its signing secret sealed
  * with the server secret (it must be read back to sign, so it cannot be a digest), with the
  * previous secret while a rotation's overlap lasts. `webhook_events` is the outbox: written in

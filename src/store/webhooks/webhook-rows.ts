@@ -2,7 +2,7 @@
  * The webhook tables' rows (see migration 0009). Times are ms since the epoch; 0 means "never".
  */
 
-/** The events a seller may subscribe to (issue 25), and the test event the workspace sends. */
+/** The events a seller may subscribe to, and the test event the workspace sends. */
 export const WEBHOOK_EVENT_TYPES = [
   'purchase.created',
   'purchase.refunded',

@@ -6,10 +6,10 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { type ActivityReader, openActivityReader } from '../store/activity/activity-reader.js';
 import { StoreUnavailableError } from '../store/store.js';
+import { lowerThreadPriority } from '../threads/thread-priority.js';
 import { codeActivity, topCodes } from './activity-report.js';
 import { reportPace } from './report-pace.js';
 import type { ReportAnswer, ReportQuestion, ReportRequest, ReportWorkerData } from './report-worker-messages.js';
-import { lowerThreadPriority } from './thread-priority.js';
 
 /**
  * The share of its time a top list works: the rest it waits, so that a list over a long history

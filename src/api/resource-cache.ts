@@ -347,10 +347,11 @@ export class ResourceCache {
    * that variant is there too. On a miss, the store is asked by the key's digest.
    *
    * Entries are found by the key's SHA-256, so that memory holds no key: one SHA-256 costs a
-   * fraction of the HMAC digest, and a cached key is asked on nearly every request. Not salted: a salt kept in the same memory adds nothing against whoever
-   * reads it (who could read the HMAC's secret there too), and it pushed a 48-character key past
-   * SHA-256's one block of 55 bytes, with a longer text to build per request (a share of the
-   * API's own work on account details that the benchmarks showed).
+   * fraction of the HMAC digest, and a cached key is asked on nearly every request. Not salted: a
+   * salt kept in the same memory adds nothing against whoever reads it (who could read the HMAC's
+   * secret there too), and it pushed a 48-character key past SHA-256's one block of 55 bytes, with
+   * a longer text to build per request (a share of the API's own work on account details that the
+   * benchmarks showed).
    */
   account(apiKey: string, variant?: VariantRuntime): MaybePromise<CachedAccount | undefined> {
     const keyHash = hash('sha256', apiKey, 'base64');

@@ -75,6 +75,16 @@ async function limitOf(db: Db, itemId: number): Promise<number | null> {
   return row === undefined ? null : Number(row.activation_limit);
 }
 
+/** The code's activation on `instance`, if it holds one. */
+function activationOn(db: Db, codeKey: string, instance: string) {
+  return db
+    .selectFrom('activations')
+    .selectAll()
+    .where('code_key', '=', codeKey)
+    .where('instance', '=', instance)
+    .executeTakeFirst();
+}
+
 async function usedBy(db: Db, codeKey: string): Promise<number> {
   const row = await db
     .selectFrom('activations')
@@ -184,12 +194,7 @@ export class ActivationStore {
         if (purchase === undefined || purchase.status !== 'active') return { kind: 'inactive' } as const;
         const itemId = Number(purchase.item_id);
         const limit = await limitOf(trx, itemId);
-        const found = await trx
-          .selectFrom('activations')
-          .selectAll()
-          .where('code_key', '=', codeKey)
-          .where('instance', '=', instance)
-          .executeTakeFirst();
+        const found = await activationOn(trx, codeKey, instance);
         const used = await usedBy(trx, codeKey);
         if (found !== undefined)
           return { kind: 'existing', activation: numbers(found), count: { used, limit } } as const;
@@ -231,12 +236,7 @@ export class ActivationStore {
           .$if(this.dialect === 'postgres', (query) => query.forUpdate('purchases'))
           .executeTakeFirst();
         if (purchase === undefined) return { kind: 'unknown' } as const;
-        const found = await trx
-          .selectFrom('activations')
-          .selectAll()
-          .where('code_key', '=', codeKey)
-          .where('instance', '=', instance)
-          .executeTakeFirst();
+        const found = await activationOn(trx, codeKey, instance);
         if (found === undefined) return { kind: 'unknown' } as const;
         await trx.deleteFrom('activations').where('id', '=', found.id).execute();
         const activation = numbers(found);

@@ -101,7 +101,7 @@ export function createApi({
     metrics,
     keyUsage,
     activity,
-    activations: () => store.activations(),
+    activations: store.activations(),
     licenses,
   };
   // The contracts' config-bound parameters (the top list's `days`) bound the handlers too.

@@ -27,8 +27,8 @@ export interface EndpointContext {
   readonly keyUsage: KeyUsage;
   /** How each purchase code is validated (gathered in memory, written every few seconds), and its reports. */
   readonly activity: PurchaseActivity;
-  /** The purchase codes' activations (asked per call: the store may be reopened). */
-  activations(): ActivationStore;
+  /** The purchase codes' activations. */
+  readonly activations: ActivationStore;
   /** Offline license tokens, signed with the deployment's key. */
   readonly licenses: LicenseIssuer;
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { SqliteConnection } from '../../src/store/sqlite/sqlite-connection.js';
 import { ReadSnapshot } from '../../src/store/sqlite/sqlite-read-snapshot.js';
 
 const path = join(mkdtempSync(join(tmpdir(), 'snapshot-')), 'store.db');
@@ -26,7 +27,7 @@ describe('ReadSnapshot', () => {
   it('shares one read transaction for a while, then lets every read see the newest commit', () => {
     // The snapshot's age is counted by a timer: the clock is moved, not waited for.
     vi.useFakeTimers();
-    const snapshot = new ReadSnapshot(reader, 20);
+    const snapshot = new ReadSnapshot(new SqliteConnection(reader), 20);
     snapshot.enter();
     expect(reader.inTransaction).toBe(true);
     expect(read.get()).toBe(1);
@@ -48,7 +49,7 @@ describe('ReadSnapshot', () => {
   });
 
   it('never opens one inside another transaction, nor ends that one', () => {
-    const snapshot = new ReadSnapshot(reader, 20);
+    const snapshot = new ReadSnapshot(new SqliteConnection(reader), 20);
     reader.exec('BEGIN IMMEDIATE');
     snapshot.enter();
     snapshot.end();
@@ -59,7 +60,7 @@ describe('ReadSnapshot', () => {
   });
 
   it('does not hold the writer back', () => {
-    const snapshot = new ReadSnapshot(reader, 1000);
+    const snapshot = new ReadSnapshot(new SqliteConnection(reader), 1000);
     snapshot.enter();
     expect(read.get()).toBe(3);
     writer.exec('BEGIN IMMEDIATE');
@@ -67,5 +68,22 @@ describe('ReadSnapshot', () => {
     writer.exec('COMMIT');
     snapshot.end();
     expect(read.get()).toBe(4);
+  });
+
+  it('opens the next snapshot on the handle taken after a reopening, the old one given up with its own', () => {
+    const first = new BetterSqlite3(path);
+    const connection = new SqliteConnection(first);
+    const snapshot = new ReadSnapshot(connection, 1000);
+    snapshot.enter();
+    expect(first.inTransaction).toBe(true);
+    const second = new BetterSqlite3(path);
+    connection.swap(second);
+    expect(first.open).toBe(false);
+    snapshot.enter();
+    expect(second.inTransaction).toBe(true);
+    snapshot.end();
+    expect(second.inTransaction).toBe(false);
+    connection.close();
+    expect(second.open).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -160,6 +160,32 @@ describe('faults of an SQLite store', () => {
     copyFileSync(backup, path);
     await until(() => details(t, keyOf(5)), is200);
     expect((await details(t, keyOf(4))).statusCode).toBe(200);
+  });
+
+  it('takes a file restored over its own (another file at the path), and writes go to that one', async () => {
+    const before = await details(t, keyOf(6));
+    expect(before.statusCode).toBe(200);
+    expect(before.body).not.toContain('Restored');
+    const restored = join(dirname(path), 'restored.db');
+    copyFileSync(backup, restored);
+    const editor = new BetterSqlite3(restored);
+    editor.prepare("UPDATE accounts SET firstname = 'Restored' WHERE username = 'seller6'").run();
+    editor.close();
+    for (const file of [`${path}-wal`, `${path}-shm`]) rmSync(file, { force: true });
+    renameSync(restored, path);
+    const seen = await until(
+      () => details(t, keyOf(6)),
+      (r) => r.body.includes('"firstname":"Restored"'),
+    );
+    expect(seen.statusCode).toBe(200);
+    // The store's own write lands in the file now at the path, on the same store object.
+    expect(await t.store.setAccountStatus('seller7', 'suspended')).toBe(true);
+    const reader = new BetterSqlite3(path, { readonly: true });
+    try {
+      expect(reader.prepare("SELECT status FROM accounts WHERE username = 'seller7'").pluck().get()).toBe('suspended');
+    } finally {
+      reader.close();
+    }
   });
 
   it('logged no SQL, path or key at error level', () => {

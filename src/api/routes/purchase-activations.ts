@@ -65,7 +65,7 @@ export const purchaseActivation: ContractEndpoint = {
   },
   handle(request, variant, context) {
     return withValidInstance(request, variant, context, async ({ codeKey, answer }, instance) => {
-      const outcome = await context.activations().activate(codeKey, instance, request.at);
+      const outcome = await context.activations.activate(codeKey, instance, request.at);
       if (outcome.kind === 'inactive') return ApiError.of('invalidPurchaseCode');
       if (outcome.kind === 'full') return ApiError.of('activationLimit');
       const body = variant.okBody(
@@ -99,7 +99,7 @@ export const purchaseDeactivation: ContractEndpoint = {
   },
   handle(request, variant, context) {
     return withValidInstance(request, variant, context, async ({ codeKey }, instance) => {
-      const outcome = await context.activations().release(codeKey, instance);
+      const outcome = await context.activations.release(codeKey, instance);
       if (outcome.kind === 'unknown') return ApiError.of('activationNotFound');
       return variant.okBody('"data":{"activations":', countJson(outcome.count), '}');
     });

@@ -57,7 +57,7 @@ export const purchaseValidation: ContractEndpoint = {
       // A valid answer means the code has a key. Without an instance, the answer as it always was: no store query, no copy.
       if (instance === undefined) return answer;
       return unlessRefused(answer, (valid) =>
-        after(context.activations().validated(purchaseCodeKey(code) as string, instance, request.at), (activation) =>
+        after(context.activations.validated(purchaseCodeKey(code) as string, instance, request.at), (activation) =>
           withActivation(valid, activation),
         ),
       );

@@ -17,7 +17,7 @@ import {
   READ_LIMIT,
   READ_SQL,
   RETENTION_MS,
-  type StoreChanges,
+  StoreChanges,
   sqliteTriggers,
 } from '../changes/change-log.js';
 import type { Database } from '../database.js';
@@ -26,8 +26,9 @@ import { activityMigrationProvider } from '../migrations/index.js';
 import type { NamedQuery } from '../named-query.js';
 import type { QueryRunner } from '../query-runner.js';
 import type { Store } from '../store.js';
+import { SqliteConnection } from './sqlite-connection.js';
 import { prepareSqliteFile } from './sqlite-file-modes.js';
-import { SqliteFileStore } from './sqlite-file-store.js';
+import { SqliteFileWatch } from './sqlite-file-watch.js';
 import { runSqliteImport } from './sqlite-import.js';
 import { ReadSnapshot } from './sqlite-read-snapshot.js';
 
@@ -52,34 +53,31 @@ export const CHANGE_CHECK_INTERVAL_MS = 5;
  */
 export const BUSY_TIMEOUT_MS = 200;
 
-/** Prepares each compiled query once, on first use, and runs it synchronously inside the read snapshot. */
-function createSqliteRunner(sqlite: BetterSqlite3.Database, snapshot: ReadSnapshot): QueryRunner {
-  const statements = new Map<string, BetterSqlite3.Statement>();
-  const prepared = (query: NamedQuery<unknown, unknown>): BetterSqlite3.Statement => {
-    let statement = statements.get(query.sql);
-    if (!statement) {
-      statement = sqlite.prepare(query.sql);
-      statements.set(query.sql, statement);
-    }
-    return statement;
-  };
+/** Prepares each compiled query once per handle, on first use, and runs it synchronously inside the read snapshot. */
+function createSqliteRunner(connection: SqliteConnection, snapshot: ReadSnapshot): QueryRunner {
   return {
     first: async <R, V>(query: NamedQuery<R, V>, values: V) => {
       snapshot.enter();
-      return prepared(query).get(...query.bind(values)) as R | undefined;
+      return connection.statement(query.sql).get(...query.bind(values)) as R | undefined;
     },
     all: async <R, V>(query: NamedQuery<R, V>, values: V) => {
       snapshot.enter();
-      return prepared(query).all(...query.bind(values)) as R[];
+      return connection.statement(query.sql).all(...query.bind(values)) as R[];
     },
   };
+}
+
+/** The store's file and its activity file, each opened and migrated. */
+interface SqliteHandles {
+  readonly store: BetterSqlite3.Database;
+  readonly activity: BetterSqlite3.Database;
 }
 
 /**
  * Opens (creating when needed, mode 0600) and migrates the SQLite store at `path`, whose directory
  * must exist unless `createDirectory` (see prepareSqliteFile). A store in a file watches that the
- * file is still there (see SqliteFileStore): answers 503 while it is gone, and opens it again once
- * it is put back.
+ * file is still there (see SqliteFileWatch): answers 503 while it is gone, and opens it again once
+ * it is put back, on the same connections.
  */
 export async function openSqliteStore(
   path: string,
@@ -90,60 +88,95 @@ export async function openSqliteStore(
    */
   busyTimeoutMs = BUSY_TIMEOUT_MS,
 ): Promise<Store> {
-  if (path === ':memory:') return connectSqlite(path, true, busyTimeoutMs);
-  prepareSqliteFile(path, createDirectory);
-  const store = await connectSqlite(path, true, busyTimeoutMs);
-  return new SqliteFileStore(path, store, statSync(path), () => connectSqlite(path, false, busyTimeoutMs));
+  const inMemory = path === ':memory:';
+  if (!inMemory) prepareSqliteFile(path, createDirectory);
+  const first = await openSqliteHandles(path, true, busyTimeoutMs);
+  const store = new SqliteConnection(first.store);
+  const activity = new SqliteConnection(first.activity);
+  const watch = inMemory
+    ? undefined
+    : new SqliteFileWatch<SqliteHandles>(path, statSync(path), {
+        drop: () => {
+          store.drop();
+          activity.drop();
+        },
+        open: () => openSqliteHandles(path, false, busyTimeoutMs),
+        take: (opened) => {
+          store.swap(opened.store);
+          activity.swap(opened.activity);
+        },
+        discard: (opened) => {
+          opened.store.close();
+          opened.activity.close();
+        },
+      });
+  return sqliteStore(store, activity, watch);
 }
 
-/** One connection to the file at `path` (made when `create`), migrated, as a store. */
-async function connectSqlite(path: string, create: boolean, busyTimeoutMs: number): Promise<Store> {
-  const sqlite = new BetterSqlite3(path, { fileMustExist: !create });
-  // WAL lets readers go on while an import writes; NORMAL sync is safe with WAL and much faster.
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma(`busy_timeout = ${busyTimeoutMs}`);
-  // A bounded page cache of its own, and no memory map: mapped pages would count against the
-  // process's memory, and the OS page cache serves the rest of the file nearly as fast.
-  sqlite.pragma('cache_size = -8192');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+/** Handles to the file at `path` (made when `create`) and to its activity file, both migrated. */
+async function openSqliteHandles(path: string, create: boolean, busyTimeoutMs: number): Promise<SqliteHandles> {
+  const store = new BetterSqlite3(path, { fileMustExist: !create });
   try {
-    await migrateToLatest(db, 'sqlite');
+    // WAL lets readers go on while an import writes; NORMAL sync is safe with WAL and much faster.
+    store.pragma('journal_mode = WAL');
+    store.pragma('synchronous = NORMAL');
+    store.pragma('foreign_keys = ON');
+    store.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    // A bounded page cache of its own, and no memory map: mapped pages would count against the
+    // process's memory, and the OS page cache serves the rest of the file nearly as fast.
+    store.pragma('cache_size = -8192');
+    await migrateToLatest(migrationDb<Database>(store), 'sqlite');
+    installSqliteChangeLog(store);
   } catch (error) {
-    await db.destroy();
-    throw error;
-  }
-  let activity: SqliteActivity;
-  try {
-    activity = await openSqliteActivity(path === ':memory:' ? path : activityPathOf(path));
-  } catch (error) {
-    await db.destroy();
+    store.close();
     throw error;
   }
   try {
-    installSqliteChangeLog(sqlite);
+    return { store, activity: await openActivityHandle(path === ':memory:' ? path : activityPathOf(path)) };
   } catch (error) {
-    await activity.close();
-    await db.destroy();
+    store.close();
     throw error;
   }
-  const snapshot = new ReadSnapshot(sqlite, CHANGE_CHECK_INTERVAL_MS);
-  const feed = sqliteChangeFeed(sqlite, snapshot);
+}
+
+/**
+ * A Kysely over the handle for migrating it, never destroyed: the handle lives on in the store's
+ * connection (Kysely leaves a database it was given alone unless destroyed).
+ */
+function migrationDb<D>(handle: BetterSqlite3.Database): Kysely<D> {
+  return new Kysely<D>({ dialect: new SqliteDialect({ database: handle }) });
+}
+
+/** The store over its connections, each handle's statements prepared again after a reopening. */
+function sqliteStore(
+  connection: SqliteConnection,
+  activityConnection: SqliteConnection,
+  watch: SqliteFileWatch<SqliteHandles> | undefined,
+): Store {
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
+  const activity = sqliteActivity(activityConnection);
+  const snapshot = new ReadSnapshot(connection, CHANGE_CHECK_INTERVAL_MS);
+  const feed = sqliteChangeFeed(connection, snapshot);
   return new KyselyStore(db, {
     dialect: 'sqlite',
-    runner: createSqliteRunner(sqlite, snapshot),
+    runner: createSqliteRunner(connection, snapshot),
     isUnavailable,
-    changes: (now) => feed.changes(now),
+    changes: (now = performance.now()) => {
+      watch?.check(now);
+      return feed.changes(now);
+    },
     ownWrite: () => feed.ownWrite(),
     endReadSnapshot: () => snapshot.end(),
     activity: activity.tables,
-    runImport: (work) => runSqliteImport(sqlite, work),
+    runImport: (work) => runSqliteImport(connection.handle(), work),
     close: async () => {
       feed.close();
       snapshot.end();
+      await watch?.close();
       await activity.close();
       await db.destroy();
+      // Also when Kysely never ran a query, so never took the connection to close it.
+      connection.close();
     },
   });
 }
@@ -194,27 +227,31 @@ interface SqliteChangeFeed {
  * nothing (a session, key usage, webhook bookkeeping) costs that one read. This connection's own
  * writes do not move it: they ask for the read themselves (ownWrite).
  */
-function sqliteChangeFeed(sqlite: BetterSqlite3.Database, snapshot: ReadSnapshot): SqliteChangeFeed {
-  const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
-  const read = sqlite.prepare<[number, number], ChangeRow>(READ_SQL('?', '?'));
-  const newest = sqlite.prepare<[], number>('SELECT max(seq) FROM change_log').pluck();
-  const stale = sqlite
-    .prepare<[number]>('SELECT 1 FROM change_log WHERE at < ? AND seq < (SELECT max(seq) FROM change_log) LIMIT 1')
-    .pluck();
-  const prune = sqlite.prepare<[number]>(PRUNE_SQL('?'));
-  let last = newest.get() ?? 0;
-  let lastVersion = dataVersion.get();
+function sqliteChangeFeed(connection: SqliteConnection, snapshot: ReadSnapshot): SqliteChangeFeed {
+  const dataVersion = connection.prepared((sqlite) => sqlite.prepare('PRAGMA data_version').pluck());
+  const read = connection.prepared((sqlite) => sqlite.prepare<[number, number], ChangeRow>(READ_SQL('?', '?')));
+  const newest = connection.prepared((sqlite) => sqlite.prepare<[], number>('SELECT max(seq) FROM change_log').pluck());
+  const stale = connection.prepared((sqlite) =>
+    sqlite
+      .prepare<[number]>('SELECT 1 FROM change_log WHERE at < ? AND seq < (SELECT max(seq) FROM change_log) LIMIT 1')
+      .pluck(),
+  );
+  const prune = connection.prepared((sqlite) => sqlite.prepare<[number]>(PRUNE_SQL('?')));
+  /** The handle the positions below were read on: another one is a file put back, whose log is its own. */
+  let readOn = connection.handle();
+  let last = newest().get() ?? 0;
+  let lastVersion = dataVersion().get();
   let nextCheck = 0;
   let ownWrite = false;
   // Pruned only when there is something to prune: a quiet store writes nothing.
   const pruning = setInterval(() => {
     try {
-      if (!sqlite.open) return;
+      if (!connection.isOpen) return;
       snapshot.end();
       // A write of this connection's own is under way.
-      if (sqlite.inTransaction) return;
+      if (connection.handle().inTransaction) return;
       const cutoff = Date.now() - RETENTION_MS;
-      if (stale.get(cutoff) !== undefined) prune.run(cutoff);
+      if (stale().get(cutoff) !== undefined) prune().run(cutoff);
     } catch {
       // Busy or gone: tried again next time.
     }
@@ -222,15 +259,27 @@ function sqliteChangeFeed(sqlite: BetterSqlite3.Database, snapshot: ReadSnapshot
   pruning.unref();
   return {
     changes(now = performance.now()) {
+      // Unavailable while the file is gone, even between two checks: no answer from the caches then.
+      const handle = connection.handle();
+      if (handle !== readOn) {
+        // Reopened: whatever the caches hold may differ in the file put back.
+        readOn = handle;
+        snapshot.end();
+        last = newest().get() ?? 0;
+        lastVersion = dataVersion().get();
+        ownWrite = false;
+        nextCheck = now + CHANGE_CHECK_INTERVAL_MS;
+        return StoreChanges.everything();
+      }
       if (!ownWrite && now < nextCheck) return undefined;
       nextCheck = now + CHANGE_CHECK_INTERVAL_MS;
       // Outside any snapshot, so the version and the log are today's.
       snapshot.end();
-      const version = dataVersion.get();
+      const version = dataVersion().get();
       if (version === lastVersion && !ownWrite) return undefined;
       lastVersion = version;
       ownWrite = false;
-      const result = changesFrom(read.all(last, READ_LIMIT + 2), last, () => newest.get() ?? 0);
+      const result = changesFrom(read().all(last, READ_LIMIT + 2), last, () => newest().get() ?? 0);
       last = result.last;
       return result.changes;
     },
@@ -270,68 +319,82 @@ interface SqliteActivity {
   close(): Promise<void>;
 }
 
-/** Opens (making it, mode 0600) and migrates the activity file at `path`, on a connection of its own. */
-async function openSqliteActivity(path: string): Promise<SqliteActivity> {
+/** Opens (making it, mode 0600) and migrates the activity file at `path`, a handle of its own. */
+async function openActivityHandle(path: string): Promise<BetterSqlite3.Database> {
   if (path !== ':memory:') prepareSqliteFile(path, false);
   const sqlite = new BetterSqlite3(path);
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('busy_timeout = 0');
-  // Room for a flush's dirty pages (today's rows of every code validated),
-  // which would otherwise spill to the log before the commit.
-  sqlite.pragma('cache_size = -8192');
-  const db = new Kysely<ActivityDatabase>({ dialect: new SqliteDialect({ database: sqlite }) });
   try {
-    const { error } = await new Migrator({ db, provider: activityMigrationProvider() }).migrateToLatest();
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('busy_timeout = 0');
+    // Room for a flush's dirty pages (today's rows of every code validated),
+    // which would otherwise spill to the log before the commit.
+    sqlite.pragma('cache_size = -8192');
+    const migrator = new Migrator({ db: migrationDb(sqlite), provider: activityMigrationProvider() });
+    const { error } = await migrator.migrateToLatest();
     if (error) throw error;
   } catch (error) {
-    await db.destroy();
+    sqlite.close();
     throw error;
   }
+  return sqlite;
+}
+
+/** The activity tables over their connection, each handle's statements prepared again after a reopening. */
+function sqliteActivity(connection: SqliteConnection): SqliteActivity {
+  const db = new Kysely<ActivityDatabase>({ dialect: new SqliteDialect({ database: connection }) });
   // One connection, which Kysely lends to one caller at a time: BEGIN IMMEDIATE takes the file's
   // write lock at once (a deferred transaction that reads first could not take it after another
   // process wrote, and would fail rather than wait).
-  const find = sqlite.prepare<[string, string, string], PurchaseActivityRow>(
-    'SELECT * FROM purchase_activity WHERE account = ? AND code_key = ? AND day = ?',
+  const find = connection.prepared((sqlite) =>
+    sqlite.prepare<[string, string, string], PurchaseActivityRow>(
+      'SELECT * FROM purchase_activity WHERE account = ? AND code_key = ? AND day = ?',
+    ),
   );
-  const put = sqlite.prepare<[PurchaseActivityRow], { rowid: number }>(
-    'INSERT INTO purchase_activity (account, code_key, day, validations, networks, first_seen, last_seen, sketch) ' +
-      'VALUES (@account, @code_key, @day, @validations, @networks, @first_seen, @last_seen, @sketch) ' +
-      'ON CONFLICT (account, code_key, day) DO UPDATE SET validations = excluded.validations, ' +
-      'networks = excluded.networks, first_seen = excluded.first_seen, last_seen = excluded.last_seen, ' +
-      'sketch = excluded.sketch RETURNING rowid',
+  const put = connection.prepared((sqlite) =>
+    sqlite.prepare<[PurchaseActivityRow], { rowid: number }>(
+      'INSERT INTO purchase_activity (account, code_key, day, validations, networks, first_seen, last_seen, sketch) ' +
+        'VALUES (@account, @code_key, @day, @validations, @networks, @first_seen, @last_seen, @sketch) ' +
+        'ON CONFLICT (account, code_key, day) DO UPDATE SET validations = excluded.validations, ' +
+        'networks = excluded.networks, first_seen = excluded.first_seen, last_seen = excluded.last_seen, ' +
+        'sketch = excluded.sketch RETURNING rowid',
+    ),
   );
   const COUNTS =
     'UPDATE purchase_activity SET validations = validations + ?, first_seen = min(first_seen, ?), last_seen = max(last_seen, ?)';
   // By the row the day was written to (one search of the table by an integer): a flush takes less
   // time than by key (the primary key's index, then the table). The key is checked all the
   // same: a row id may change (VACUUM) or come back for another day once its own is dropped.
-  const addCountsAt = sqlite.prepare<[number, number, number, number, string, string, string]>(
-    `${COUNTS} WHERE rowid = ? AND account = ? AND code_key = ? AND day = ?`,
+  const addCountsAt = connection.prepared((sqlite) =>
+    sqlite.prepare<[number, number, number, number, string, string, string]>(
+      `${COUNTS} WHERE rowid = ? AND account = ? AND code_key = ? AND day = ?`,
+    ),
   );
-  const addCounts = sqlite.prepare<[number, number, number, string, string, string], { rowid: number }>(
-    `${COUNTS} WHERE account = ? AND code_key = ? AND day = ? RETURNING rowid`,
+  const addCounts = connection.prepared((sqlite) =>
+    sqlite.prepare<[number, number, number, string, string, string], { rowid: number }>(
+      `${COUNTS} WHERE account = ? AND code_key = ? AND day = ? RETURNING rowid`,
+    ),
   );
   const rows: ActivityRowAccess = {
-    find: (account, codeKey, day) => find.get(account, codeKey, day),
-    put: (row) => (put.get(row) as { rowid: number }).rowid,
+    find: (account, codeKey, day) => find().get(account, codeKey, day),
+    put: (row) => (put().get(row) as { rowid: number }).rowid,
     addCounts: ({ storedRow, validations, firstSeen, lastSeen, account, codeKey, day }) => {
       if (
         storedRow !== undefined &&
-        addCountsAt.run(validations, firstSeen, lastSeen, storedRow, account, codeKey, day).changes > 0
+        addCountsAt().run(validations, firstSeen, lastSeen, storedRow, account, codeKey, day).changes > 0
       ) {
         return storedRow;
       }
-      return addCounts.get(validations, firstSeen, lastSeen, account, codeKey, day)?.rowid;
+      return addCounts().get(validations, firstSeen, lastSeen, account, codeKey, day)?.rowid;
     },
   };
   const tables = new ActivityTables(
     db,
     (work) =>
-      db.connection().execute(async (connection) => {
+      db.connection().execute(async (executor) => {
         for (let tries = 1; ; tries++) {
           try {
-            await sql`BEGIN IMMEDIATE`.execute(connection);
+            await sql`BEGIN IMMEDIATE`.execute(executor);
             break;
           } catch (error) {
             if (!isBusy(error) || tries >= ACTIVITY_WRITE_TRIES) throw error;
@@ -339,15 +402,22 @@ async function openSqliteActivity(path: string): Promise<SqliteActivity> {
           }
         }
         try {
-          const result = await work(connection);
-          await sql`COMMIT`.execute(connection);
+          const result = await work(executor);
+          await sql`COMMIT`.execute(executor);
           return result;
         } catch (error) {
-          if (sqlite.inTransaction) await sql`ROLLBACK`.execute(connection);
+          // Not when the file went away meanwhile: its handle, and the transaction, are gone.
+          if (connection.isOpen && connection.handle().inTransaction) await sql`ROLLBACK`.execute(executor);
           throw error;
         }
       }),
     rows,
   );
-  return { tables, close: () => db.destroy() };
+  return {
+    tables,
+    close: async () => {
+      await db.destroy();
+      connection.close();
+    },
+  };
 }

@@ -5,7 +5,7 @@
  * hash could take seconds of CPU or a gigabyte of memory. Hashing and checking are src/passwords'.
  */
 
-/** The most a stored hash may cost: bcrypt 2^12 rounds (about 0.3 s here), scrypt 2^16 with r=8, p=1 (64 MiB). */
+/** The most a stored hash may cost: bcrypt 2^12 rounds, scrypt 2^16 with r=8, p=1 (64 MiB). */
 export const HASH_COST_CAPS = { bcryptCost: 12, scryptLn: 16, scryptR: 8, scryptP: 1 } as const;
 
 export const SCRYPT_MIN_LN = 10;

@@ -2,8 +2,11 @@ import type { TSchema } from '@sinclair/typebox';
 import type { MarketbobEndpoint } from '../api/endpoint.js';
 import { marketbobEndpoints } from '../api/marketbob/marketbob-endpoints.js';
 import { packageVersion } from '../domain/package-version.js';
-import type { MarketbobMessageName } from '../schemas/endpoint-contract.js';
-import { marketbobResourceSchemas, marketbobResponseSchemas } from '../schemas/marketbob-schemas.js';
+import {
+  type MarketbobMessageName,
+  marketbobResourceSchemas,
+  marketbobResponseSchemas,
+} from '../schemas/marketbob-schemas.js';
 import { marketbobMessages } from '../variants/marketbob-texts.js';
 import type { VariantConfig } from '../variants/variant-config.js';
 import { docsLanguages, translator } from './docs-languages.js';
@@ -47,7 +50,7 @@ const CASES: Readonly<Record<MarketbobMessageName, string>> = {
 function responses(endpoint: MarketbobEndpoint, variant: VariantConfig, support: boolean, t: Translate): Json {
   const { operationId: operation, messages: answered } = endpoint.contract;
   const messages = marketbobMessages(variant.lang);
-  const schemas = marketbobResponseSchemas(operation, messages);
+  const schemas = marketbobResponseSchemas(endpoint.contract, messages);
   const success = marketbobExampleMembers(variant, support, t)[operation];
   const result: Json = {
     '200': {

@@ -1,8 +1,7 @@
-import type { TProperties } from '@sinclair/typebox';
+import type { TProperties, TSchema } from '@sinclair/typebox';
 import { VALIDATE_SCOPE_PATHS } from '../keys/key-scopes.js';
 import type { ErrorKind } from '../variants/error-kinds.js';
-import type { MarketbobMessages } from '../variants/marketbob-texts.js';
-import type { MarketbobOperation } from './marketbob-schemas.js';
+import type { MarketbobMessageName, MarketbobOperation } from './marketbob-schemas.js';
 
 /**
  * The types of an endpoint's contract: what it takes and answers, as the OpenAPI documents, the
@@ -52,20 +51,20 @@ export interface EndpointContract {
 }
 
 /**
- * What one endpoint of a variant in MarketBob's shape answers: MarketBob's own bodies
- * (marketbob-schemas.ts, by `operationId`), and the messages it may answer by status, in the order
- * the answers are checked.
+ * What one endpoint of a variant in MarketBob's shape answers: MarketBob's own success body (from
+ * marketbob-schemas.ts), and the messages it may answer by status, in the order the answers are
+ * checked. Its documents, the SDK's types and the tests' answer checks are all read from here
+ * (marketbobResponseSchemas).
  */
 export interface MarketbobContract {
   readonly shape: 'marketbob';
   readonly operationId: MarketbobOperation;
   readonly summary: string;
   readonly description: string;
+  /** The 200's body. */
+  readonly success: TSchema;
   readonly messages: Readonly<Record<number, readonly MarketbobMessageName[]>>;
 }
-
-/** A MarketBob message's name (see src/variants/marketbob-texts.ts). */
-export type MarketbobMessageName = Exclude<keyof MarketbobMessages, 'statusOk' | 'statusError'>;
 
 /** An endpoint as its contract is read: where it is, and what it answers. */
 export interface ContractRoute {

@@ -181,37 +181,20 @@ export function marketbobErrorBody(messages: readonly string[]): TSchema {
 /** The four endpoints a `marketbob` variant answers, by the contract's operation ids. */
 export type MarketbobOperation = 'accountDetails' | 'itemsAll' | 'itemsItem' | 'purchaseValidation';
 
-/** What each endpoint answers, by HTTP status: its success body, then its errors with their messages. */
+/** What an endpoint answers, by HTTP status: its success body, then its errors with their messages. */
 export function marketbobResponseSchemas(
-  operation: MarketbobOperation,
+  contract: { readonly success: TSchema; readonly messages: MarketbobContractMessages },
   messages: MarketbobMessages,
 ): ReadonlyMap<number, TSchema> {
-  const missingKey = messages.apiKeyRequired;
-  switch (operation) {
-    case 'accountDetails':
-      return new Map([
-        [200, MarketbobAccountDetailsBody],
-        [400, marketbobErrorBody([missingKey])],
-        [401, marketbobErrorBody([messages.invalidRequest])],
-        [404, marketbobErrorBody([messages.notFound])],
-      ]);
-    case 'itemsAll':
-      return new Map([
-        [200, MarketbobItemsAllBody],
-        [400, marketbobErrorBody([missingKey])],
-        [404, marketbobErrorBody([messages.noItemsFound, messages.notFound])],
-      ]);
-    case 'itemsItem':
-      return new Map([
-        [200, MarketbobItemsItemBody],
-        [400, marketbobErrorBody([missingKey, messages.itemIdRequired, messages.itemIdNotInteger])],
-        [404, marketbobErrorBody([messages.itemNotFound, messages.notFound])],
-      ]);
-    case 'purchaseValidation':
-      return new Map([
-        [200, MarketbobValidationBody],
-        [400, marketbobErrorBody([missingKey, messages.purchaseCodeRequired])],
-        [404, marketbobErrorBody([messages.invalidPurchaseCode, messages.notFound])],
-      ]);
+  const schemas = new Map<number, TSchema>([[200, contract.success]]);
+  for (const [status, names] of Object.entries(contract.messages)) {
+    schemas.set(Number(status), marketbobErrorBody(names.map((name) => messages[name])));
   }
+  return schemas;
 }
+
+/** A MarketBob message's name (see src/variants/marketbob-texts.ts). */
+export type MarketbobMessageName = Exclude<keyof MarketbobMessages, 'statusOk' | 'statusError'>;
+
+/** An endpoint's error messages by status, by their names. */
+type MarketbobContractMessages = Readonly<Record<number, readonly MarketbobMessageName[]>>;

@@ -1,6 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { ValidateFunction } from 'ajv';
 import { marketbobEndpoints } from '../../src/api/marketbob/marketbob-endpoints.js';
+import type { MarketbobContract } from '../../src/schemas/endpoint-contract.js';
 import { type MarketbobOperation, marketbobResponseSchemas } from '../../src/schemas/marketbob-schemas.js';
 import type { Lang } from '../../src/variants/languages.js';
 import { marketbobMessages } from '../../src/variants/marketbob-texts.js';
@@ -16,6 +17,13 @@ export const MARKETBOB_OPERATIONS: Readonly<Record<string, MarketbobOperation>> 
   marketbobEndpoints.map((endpoint) => [endpoint.path, endpoint.contract.operationId]),
 );
 
+/** The contract of MarketBob's endpoint `operation`, from the endpoints' list. */
+export function marketbobContractOf(operation: MarketbobOperation): MarketbobContract {
+  const endpoint = marketbobEndpoints.find((candidate) => candidate.contract.operationId === operation);
+  if (endpoint === undefined) throw new Error(`no MarketBob endpoint ${operation}`);
+  return endpoint.contract;
+}
+
 const validators = new Map<string, { schema: TSchema; validate: ValidateFunction }>();
 let ajv: ReturnType<typeof createContractAjv> | undefined;
 
@@ -29,7 +37,7 @@ export function marketbobAnswerProblems(
   const key = `${operation}|${lang}|${statusCode}`;
   let entry = validators.get(key);
   if (!entry) {
-    const schema = marketbobResponseSchemas(operation, marketbobMessages(lang)).get(statusCode);
+    const schema = marketbobResponseSchemas(marketbobContractOf(operation), marketbobMessages(lang)).get(statusCode);
     if (!schema) return [`${operation} has no ${statusCode} answer in MarketBob's shape`];
     ajv ??= createContractAjv();
     entry = { schema, validate: ajv.compile(schema) };

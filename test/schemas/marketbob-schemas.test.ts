@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type MarketbobOperation, marketbobResponseSchemas } from '../../src/schemas/marketbob-schemas.js';
 import { marketbobMessages } from '../../src/variants/marketbob-texts.js';
 import { MARKETBOB_BODIES, MARKETBOB_PURCHASE, MARKETBOB_RESOURCES } from '../helpers/marketbob-bodies.js';
-import { marketbobAnswerProblems } from '../helpers/marketbob-contract.js';
+import { marketbobAnswerProblems, marketbobContractOf } from '../helpers/marketbob-contract.js';
 
 type Json = Record<string, unknown>;
 
@@ -46,7 +46,7 @@ describe("MarketBob's shape: the schemas accept MarketBob's own bodies", () => {
 
   it('has exactly the statuses MarketBob answers for each endpoint', () => {
     const statuses = (operation: MarketbobOperation) => [
-      ...marketbobResponseSchemas(operation, marketbobMessages('en')).keys(),
+      ...marketbobResponseSchemas(marketbobContractOf(operation), marketbobMessages('en')).keys(),
     ];
     expect(statuses('accountDetails')).toEqual([200, 400, 401, 404]);
     expect(statuses('itemsAll')).toEqual([200, 400, 404]);

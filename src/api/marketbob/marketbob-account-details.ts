@@ -1,3 +1,4 @@
+import { MarketbobAccountDetailsBody } from '../../schemas/marketbob-schemas.js';
 import { ApiError, unlessRefused } from '../api-error.js';
 import type { MarketbobEndpoint } from '../endpoint.js';
 import { apiKeyParam } from '../params.js';
@@ -16,6 +17,7 @@ export const marketbobAccountDetails: MarketbobEndpoint = {
     operationId: 'accountDetails',
     summary: accountDetails.contract.summary,
     description: 'The account that owns the API key.',
+    success: MarketbobAccountDetailsBody,
     messages: { 400: ['apiKeyRequired'], 401: ['invalidRequest'], 404: ['notFound'] },
   },
   handle(request, variant, context) {

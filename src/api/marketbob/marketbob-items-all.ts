@@ -1,3 +1,4 @@
+import { MarketbobItemsAllBody } from '../../schemas/marketbob-schemas.js';
 import { ApiError, unlessRefused } from '../api-error.js';
 import type { MarketbobEndpoint } from '../endpoint.js';
 import { after } from '../maybe-async.js';
@@ -18,6 +19,7 @@ export const marketbobItemsAll: MarketbobEndpoint = {
     operationId: 'itemsAll',
     summary: itemsAll.contract.summary,
     description: "The approved items of the key's author, newest id first.",
+    success: MarketbobItemsAllBody,
     messages: { 400: ['apiKeyRequired'], 404: ['noItemsFound', 'notFound'] },
   },
   handle(request, variant, context) {

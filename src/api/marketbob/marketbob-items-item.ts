@@ -1,3 +1,4 @@
+import { MarketbobItemsItemBody } from '../../schemas/marketbob-schemas.js';
 import { ApiError, unlessRefused } from '../api-error.js';
 import type { MarketbobEndpoint } from '../endpoint.js';
 import { after } from '../maybe-async.js';
@@ -15,6 +16,7 @@ export const marketbobItemsItem: MarketbobEndpoint = {
     operationId: 'itemsItem',
     summary: itemsItem.contract.summary,
     description: "One approved item of the key's author.",
+    success: MarketbobItemsItemBody,
     messages: { 400: ['apiKeyRequired', 'itemIdRequired', 'itemIdNotInteger'], 404: ['itemNotFound', 'notFound'] },
   },
   handle(request, variant, context) {

@@ -1,3 +1,4 @@
+import { MarketbobValidationBody } from '../../schemas/marketbob-schemas.js';
 import { ApiError, unlessRefused } from '../api-error.js';
 import type { MarketbobEndpoint } from '../endpoint.js';
 import { apiKeyParam, requiredParam } from '../params.js';
@@ -20,6 +21,7 @@ export const marketbobPurchaseValidation: MarketbobEndpoint = {
     description:
       "The purchase whose code matches (any letter case) and is active, of one of the key's author's items; " +
       'the purchase comes under the key item.',
+    success: MarketbobValidationBody,
     messages: { 400: ['apiKeyRequired', 'purchaseCodeRequired'], 404: ['invalidPurchaseCode', 'notFound'] },
   },
   handle(request, variant, context) {

@@ -28,8 +28,10 @@ import { startScript as npmStartScript, ROOT, startProcess } from './server-proc
  * the days before today are written with the flush's own store write, every code from the same
  * network every day (the top list then reads every code's days). Then, in alternated rounds, wrk
  * drives the other seller's validations with and without `--clients` clients calling the first
- * seller's top list in a loop, `--interval-ms` apart; each round prints wrk's rate and p99, and
- * the end the medians and their ratios (flooded to quiet). Loopback only; needs wrk.
+ * seller's top list in a loop, `--interval-ms` apart, under the shipped report budget
+ * (`limits.keyReports`; only the budgets the validations would reach are raised); each round
+ * prints wrk's rate and p99 and the top-list calls' 200s and 429s, and the end the medians and
+ * their ratios (flooded to quiet). Loopback only; needs wrk.
  *
  *   npm run bench:top-flood -- --store sqlite --codes 100000 --days 30
  */
@@ -231,10 +233,15 @@ function startFlood(port: number) {
     }
   });
   return {
+    /** The calls' statuses: 200 and 429 (the report budget's refusals) always, then any other. */
     async stop() {
       running = false;
       await Promise.all(loops);
-      return [...statuses].map(([status, count]) => `${count} × ${status}`).join(', ') || 'none';
+      const others = [...statuses].filter(([status]) => status !== 200 && status !== 429).sort(([a], [b]) => a - b);
+      return [200, 429]
+        .map((status) => `${statuses.get(status) ?? 0} × ${status}`)
+        .concat(others.map(([status, count]) => `${count} × ${status}`))
+        .join(', ');
     },
   };
 }
@@ -301,14 +308,20 @@ async function benchStore(kind: 'sqlite' | 'postgres'): Promise<void> {
     );
     const configPath = join(dir, 'config.json');
     // Budgets no run reaches (as `npm run bench`): counted as shipped, but a measured answer is
-    // never the budget's 429 instead of a validation.
+    // never the budget's 429 instead of a validation. The report budget stays as shipped: what the
+    // flood costs is measured against the budget that bounds it.
     const unreached = { max: 1_000_000_000, windowSeconds: 60 };
     writeFileSync(
       configPath,
       JSON.stringify({
         ...defaultConfigFile,
         trustProxy: ['127.0.0.1'],
-        limits: { clientFailures: unreached, keyClientFailures: unreached, keyRequests: unreached },
+        limits: {
+          ...defaultConfigFile.limits,
+          clientFailures: unreached,
+          keyClientFailures: unreached,
+          keyRequests: unreached,
+        },
       }),
     );
     const running = await startProcess(

@@ -77,6 +77,7 @@ export const defaultConfigFile = {
     clientFailures: { max: 1000, windowSeconds: 60 },
     keyClientFailures: { max: 1000, windowSeconds: 60 },
     keyRequests: { max: 30_000, windowSeconds: 60 },
+    keyReports: { max: 60, windowSeconds: 60 },
   },
   keyRotationGraceSeconds: 0,
   workspace: {

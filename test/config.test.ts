@@ -245,6 +245,7 @@ describe('loadConfig: trustProxy, limits and REDIS_URL', () => {
       clientFailures: { max: 1000, windowSeconds: 60 },
       keyClientFailures: { max: 1000, windowSeconds: 60 },
       keyRequests: { max: 30000, windowSeconds: 60 },
+      keyReports: { max: 60, windowSeconds: 60 },
     });
     expect(config.redis).toBeUndefined();
   });
@@ -254,13 +255,14 @@ describe('loadConfig: trustProxy, limits and REDIS_URL', () => {
       withFile(
         {
           trustProxy: ['10.0.0.0/8', '2001:db8::/32', 'loopback'],
-          limits: { keyRequests: { max: 0, windowSeconds: 1 } },
+          limits: { keyRequests: { max: 0, windowSeconds: 1 }, keyReports: { max: 0, windowSeconds: 60 } },
         },
         { REDIS_URL: 'redis://:secret@127.0.0.1:6379/2', REDIS_KEY_PREFIX: 'shop-a:' },
       ),
     );
     expect(config.trustProxy).toEqual(['10.0.0.0/8', '2001:db8::/32', 'loopback']);
     expect(config.limits.keyRequests).toEqual({ max: 0, windowSeconds: 1 });
+    expect(config.limits.keyReports).toEqual({ max: 0, windowSeconds: 60 });
     expect(config.limits.clientFailures).toEqual({ max: 1000, windowSeconds: 60 });
     expect(config.redis).toEqual({ url: 'redis://:secret@127.0.0.1:6379/2', keyPrefix: 'shop-a:' });
   });
@@ -272,7 +274,7 @@ describe('loadConfig: trustProxy, limits and REDIS_URL', () => {
       }),
     );
     expect(problems).toEqual([
-      'limits.failedAttempts: Unexpected property (known here: clientFailures, keyClientFailures, keyRequests)',
+      'limits.failedAttempts: Unexpected property (known here: clientFailures, keyClientFailures, keyRequests, keyReports)',
       'limits.clientFailures.max: Expected integer to be greater or equal to 0',
       'limits.clientFailures.windowSeconds: Expected integer to be greater or equal to 1',
     ]);

@@ -1,6 +1,7 @@
+import type { LimiterMetrics } from '../metrics/service-metrics.js';
 import type { VariantRuntime } from '../variants/variant-runtime.js';
 import { ApiError, type OrRefusal } from './api-error.js';
-import { TooManyRequestsError } from './api-limits.js';
+import { type Limiter, TooManyRequestsError } from './api-limits.js';
 import type { ApiRequest } from './api-request.js';
 import type { Endpoint, EndpointContext } from './endpoint.js';
 import { after, type MaybePromise } from './maybe-async.js';
@@ -25,7 +26,11 @@ export type AnswerApiRequest = (
  */
 export function createApiAnswerer(context: EndpointContext): AnswerApiRequest {
   const { cache, limits, metrics } = context;
-  const refusals = { client: metrics.limiter('client'), key: metrics.limiter('key') };
+  const refusals: Readonly<Record<Limiter, LimiterMetrics>> = {
+    client: metrics.limiter('client'),
+    key: metrics.limiter('key'),
+    report: metrics.limiter('report'),
+  };
   const succeeded = (request: ApiRequest, reply: JsonReply, body: AnswerBody) => {
     limits.answered(request, reply);
     if (body instanceof StatusAnswer) sendJson(reply, body.status, body.body);

@@ -15,19 +15,25 @@ export const COUNTED_FAILURES: ReadonlySet<ErrorKind> = new Set([
   'invalidPurchaseCode',
 ]);
 
+/**
+ * Whose budget a 429 found spent, as the metrics name it: the client's failures, the key and
+ * client's budgets, or the key's activity reports.
+ */
+export type Limiter = 'client' | 'key' | 'report';
+
 /** A 429: its Retry-After, the budget it found spent, and whose budget that is (the metrics' limiter). */
 export class TooManyRequestsError extends ApiError {
   constructor(
     readonly retryAfter: number,
     readonly state: BudgetState | undefined,
-    readonly limiter: 'client' | 'key' = 'key',
+    readonly limiter: Limiter = 'key',
   ) {
     super('tooManyRequests');
   }
 }
 
 /**
- * The API's three budgets over the shared machinery:
+ * The API's four budgets over the shared machinery:
  * - `clientFailures`: failures with no valid key (unknown, replaced or suspended keys), per client;
  * - `keyClientFailures`: failures with a valid key (invalid purchase codes, missing items), per
  *   account and client, so a guesser holding a seller's key is stopped and that seller's other
@@ -35,11 +41,16 @@ export class TooManyRequestsError extends ApiError {
  * - `keyRequests`: every request a valid key makes, per account and client. Not per account: a
  *   seller's key ships inside their software, so anyone may hold it, and a budget per account
  *   would let one flooding client refuse every install of that seller. There is no per-key ceiling
- *   (docs/decisions.md#limits says why).
+ *   on requests (docs/decisions.md#limits says why);
+ * - `keyReports`: the activity reports (endpoints 5 and 6) a key asks for, per key whatever the
+ *   client: a report costs its seller's share of the machine whoever asks, so the total is bounded.
+ *   A seller's dashboard uses a named key of its own, which the key shipped in their software
+ *   cannot spend.
  *
  * The RateLimit-* headers show the budget closest to running out: the one with the least remaining
  * among those that apply to this request (the client's failure budget always; the key and client's
- * failure and request budgets once the key named an account). A 429 shows the budget it found spent.
+ * failure and request budgets once the key named an account; the key's report budget on a report).
+ * A 429 shows the budget it found spent.
  */
 export interface ApiLimits {
   /**
@@ -55,6 +66,12 @@ export interface ApiLimits {
    * shared counter (see RequestBudget.take).
    */
   admitAccount(request: ApiRequest, account: BudgetHolder): MaybePromise<TooManyRequestsError | undefined>;
+  /**
+   * Once admitAccount let the key in, on an activity report's endpoint: takes one report from the
+   * key's budget, whichever client asks. Answers the TooManyRequestsError to send when it is spent;
+   * else undefined. A promise only while the request waits for a grant of the shared counter.
+   */
+  admitReport(request: ApiRequest, account: BudgetHolder): MaybePromise<TooManyRequestsError | undefined>;
   /** Before a 200, or an answer that no budget counts (a body refused, a failure of the service's own): the headers. Never waits. */
   answered(request: ApiRequest, reply: JsonReply): void;
   /**
@@ -113,6 +130,13 @@ function admitted(
   return undefined;
 }
 
+/** A report counted (or refused) in the key's report budget: its 429, or its state kept for the headers. */
+function reportAdmitted(request: ApiRequest, taken: TakenRequest | undefined): TooManyRequestsError | undefined {
+  if (taken && taken.retryAfter > 0) return new TooManyRequestsError(taken.retryAfter, taken, 'report');
+  request.limitsState = tighter(request.limitsState, taken);
+  return undefined;
+}
+
 /** A 429's headers: its Retry-After, and the budget it found spent. */
 function refusal(reply: JsonReply, error: TooManyRequestsError): TooManyRequestsError {
   reply.header('retry-after', error.retryAfter);
@@ -124,6 +148,7 @@ export function createApiLimits(limits: Limits, config: LimitsConfig): ApiLimits
   const clientFailures = limits.failureBudget('clientFailures', config.clientFailures);
   const keyClientFailures = limits.failureBudget('keyClientFailures', config.keyClientFailures);
   const keyRequests = limits.requestBudget('keyRequests', config.keyRequests);
+  const keyReports = limits.requestBudget('keyReports', config.keyReports);
 
   return {
     admitClient(request, reply) {
@@ -160,6 +185,14 @@ export function createApiLimits(limits: Limits, config: LimitsConfig): ApiLimits
       return taken instanceof Promise
         ? taken.then((counted) => admitted(request, failures, counted))
         : admitted(request, failures, taken);
+    },
+    admitReport(request, account) {
+      // The key alone: admitAccount's id without its client.
+      const id = account.keyId === undefined ? account.username : `${account.username}\u0000${account.keyId}`;
+      const taken = keyReports.take(id, request.at);
+      return taken instanceof Promise
+        ? taken.then((counted) => reportAdmitted(request, counted))
+        : reportAdmitted(request, taken);
     },
     answered(request, reply) {
       setRateLimitHeaders(reply, request.limitsState);

@@ -1,9 +1,9 @@
 import { scopeAllows } from '../keys/key-scopes.js';
 import type { VariantRuntime } from '../variants/variant-runtime.js';
-import { ApiError, type OrRefusal } from './api-error.js';
+import { ApiError, type OrRefusal, unlessRefused } from './api-error.js';
 import type { ApiRequest } from './api-request.js';
 import type { EndpointContext } from './endpoint.js';
-import type { MaybePromise } from './maybe-async.js';
+import { after, type MaybePromise } from './maybe-async.js';
 import type { CachedAccount } from './resource-cache.js';
 
 /**
@@ -26,6 +26,20 @@ export function authenticate(
   return account instanceof Promise
     ? account.then((found) => admit(request, context, found))
     : admit(request, context, account);
+}
+
+/**
+ * As authenticate, for an activity report: the key let in, then one report taken from its report
+ * budget (ApiLimits.admitReport), before anything is read or asked of the report thread.
+ */
+export function authenticateReport(
+  request: ApiRequest,
+  context: EndpointContext,
+  apiKey: string,
+): MaybePromise<OrRefusal<CachedAccount>> {
+  return unlessRefused(authenticate(request, context, apiKey), (account) =>
+    after(context.limits.admitReport(request, account), (refused) => refused ?? account),
+  );
 }
 
 /** How stale the key's last use given to KeyUsage may be (it is written once a minute). */

@@ -19,6 +19,7 @@ export const LimitsSchema = Type.Object(
     clientFailures: Type.Optional(BudgetSchema),
     keyClientFailures: Type.Optional(BudgetSchema),
     keyRequests: Type.Optional(BudgetSchema),
+    keyReports: Type.Optional(BudgetSchema),
   },
   { additionalProperties: false },
 );

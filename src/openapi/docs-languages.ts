@@ -123,15 +123,17 @@ const pt: DocsLanguage = {
       'pertence à conta da chave; qualquer outro código é um 404.',
     "The buyer's purchase code": 'O código de compra do comprador',
     'How a purchase code is used': 'Como um código de compra é usado',
-    "Validations and distinct client networks of one of the key's account's codes (valid, refunded or cancelled), over the retained days and per day. Any other code answers exactly what validation answers for it (404); a code never validated answers zeros and nulls. Counts are written every few seconds.":
+    "Validations and distinct client networks of one of the key's account's codes (valid, refunded or cancelled), over the retained days and per day. Any other code answers exactly what validation answers for it (404); a code never validated answers zeros and nulls. Counts are written every few seconds. Each call takes one from the key's report budget, whichever client calls: past it, 429.":
       'Validações e redes de clientes distintas de um código da conta da chave (válido, reembolsado ou cancelado), ' +
       'nos dias guardados e por dia. Qualquer outro código responde exatamente o que a validação responde para ele (404); ' +
-      'um código nunca validado responde zeros e nulls. As contagens são gravadas a cada poucos segundos.',
+      'um código nunca validado responde zeros e nulls. As contagens são gravadas a cada poucos segundos.' +
+      ' Cada chamada gasta um do limite de relatórios da chave, seja qual for o cliente: além dele, 429.',
     'Codes used from the most networks': 'Códigos usados a partir de mais redes',
-    "The key's account's codes seen from the most distinct client networks in the last `days` days, most first (then most validations): a code bought once and validated from many networks has usually leaked.":
+    "The key's account's codes seen from the most distinct client networks in the last `days` days, most first (then most validations): a code bought once and validated from many networks has usually leaked. Each call takes one from the key's report budget, whichever client calls: past it, 429.":
       'Os códigos da conta da chave vistos a partir de mais redes de clientes distintas nos últimos `days` dias, ' +
       'do maior para o menor (depois, mais validações): um código comprado uma vez e validado a partir de muitas ' +
-      'redes geralmente vazou.',
+      'redes geralmente vazou.' +
+      ' Cada chamada gasta um do limite de relatórios da chave, seja qual for o cliente: além dele, 429.',
     'The window in days, today (UTC) included; 30 when left out':
       'A janela em dias, hoje (UTC) incluído; 30 quando omitido',
     'How many codes at most; 50 when left out': 'Quantos códigos no máximo; 50 quando omitido',
@@ -231,8 +233,8 @@ const pt: DocsLanguage = {
     'The body is over 64 KiB': 'O corpo passa de 64 KiB',
     'A body of another type than JSON, form or multipart':
       'Um corpo de outro tipo que não JSON, formulário ou multipart',
-    'A budget is spent (failed attempts, or requests per key and client); retry after Retry-After seconds':
-      'Um limite foi esgotado (tentativas falhas, ou solicitações por chave e cliente); tente de novo após Retry-After segundos',
+    'A budget is spent (failed attempts, requests per key and client, or activity reports per key); retry after Retry-After seconds':
+      'Um limite foi esgotado (tentativas falhas, solicitações por chave e cliente, ou relatórios de atividade por chave); tente de novo após Retry-After segundos',
     'The store is unavailable': 'O armazenamento está indisponível',
     'Anything unexpected': 'Qualquer coisa inesperada',
     // HTTP statuses

@@ -55,7 +55,7 @@ const CASES: Readonly<Record<ErrorKind, string>> = {
   bodyTooLarge: 'The body is over 64 KiB',
   unsupportedContentType: 'A body of another type than JSON, form or multipart',
   tooManyRequests:
-    'A budget is spent (failed attempts, or requests per key and client); retry after Retry-After seconds',
+    'A budget is spent (failed attempts, requests per key and client, or activity reports per key); retry after Retry-After seconds',
   serviceUnavailable: 'The store is unavailable',
   internal: 'Anything unexpected',
 };

@@ -3,7 +3,7 @@ import type { TopCode } from '../../activity/activity-report.js';
 import type { EndpointParam } from '../../schemas/endpoint-contract.js';
 import { ActiveCode } from '../../schemas/resource-schemas.js';
 import { ApiError, unlessRefused } from '../api-error.js';
-import { authenticate } from '../authenticate.js';
+import { authenticateReport } from '../authenticate.js';
 import type { ContractEndpoint, EndpointSettings } from '../endpoint.js';
 import { apiKeyParam, wholeNumberParam } from '../params.js';
 import { reportOrBusy } from './activity-busy.js';
@@ -62,7 +62,8 @@ export function createPurchaseActivityTop({ activity }: EndpointSettings): Contr
       summary: 'Codes used from the most networks',
       description:
         "The key's account's codes seen from the most distinct client networks in the last `days` days, most first " +
-        '(then most validations): a code bought once and validated from many networks has usually leaked.',
+        '(then most validations): a code bought once and validated from many networks has usually leaked. ' +
+        "Each call takes one from the key's report budget, whichever client calls: past it, 429.",
       params: [daysParam, limitParam],
       success: {
         data: Type.Object(
@@ -84,7 +85,7 @@ export function createPurchaseActivityTop({ activity }: EndpointSettings): Contr
       if (days instanceof ApiError) return days;
       const limit = wholeNumberParam(limitParam, [request.query], TOP_DEFAULT_LIMIT, texts);
       if (limit instanceof ApiError) return limit;
-      return unlessRefused(authenticate(request, context, apiKey), async (account) => {
+      return unlessRefused(authenticateReport(request, context, apiKey), async (account) => {
         const top = await reportOrBusy(context.activity.top(account.username, days, limit));
         if (top instanceof ApiError) return top;
         const changesHeard = cache.changesHeard;

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { purchaseCodeKey } from '../../domain/purchase-code.js';
 import { PurchaseActivity } from '../../schemas/resource-schemas.js';
 import { ApiError, unlessRefused } from '../api-error.js';
-import { authenticate } from '../authenticate.js';
+import { authenticateReport } from '../authenticate.js';
 import type { ContractEndpoint } from '../endpoint.js';
 import { apiKeyParam, requiredParam } from '../params.js';
 import { reportOrBusy } from './activity-busy.js';
@@ -25,7 +25,8 @@ export const purchaseActivity: ContractEndpoint = {
     description:
       "Validations and distinct client networks of one of the key's account's codes (valid, refunded or cancelled), " +
       'over the retained days and per day. Any other code answers exactly what validation answers for it (404); ' +
-      'a code never validated answers zeros and nulls. Counts are written every few seconds.',
+      'a code never validated answers zeros and nulls. Counts are written every few seconds. ' +
+      "Each call takes one from the key's report budget, whichever client calls: past it, 429.",
     params: [{ name: 'purchase_code', description: "The buyer's purchase code", sources: ['query'] }],
     success: { data: Type.Object({ activity: PurchaseActivity }, { additionalProperties: false }) },
     notFound: ['invalidPurchaseCode'],
@@ -37,7 +38,7 @@ export const purchaseActivity: ContractEndpoint = {
     if (apiKey instanceof ApiError) return apiKey;
     const code = requiredParam('purchase_code', [request.query], texts);
     if (code instanceof ApiError) return code;
-    return unlessRefused(authenticate(request, context, apiKey), async (account) => {
+    return unlessRefused(authenticateReport(request, context, apiKey), async (account) => {
       const codeKey = purchaseCodeKey(code);
       const found = codeKey === undefined ? undefined : await cache.purchase(codeKey, variant);
       if (codeKey === undefined || found === undefined || found.owner !== account.username) {

@@ -80,13 +80,9 @@ describe.each(TEST_STORES)('background writes (%s)', (kind) => {
     expect(more).toEqual([]);
     expect(day).toMatchObject({ account: 'jdoe', codeKey: CODE_KEY, validations: 2, networks: 1 });
     const writer = t.app.backgroundWriter.lastWriterThread();
-    // SQLite: a thread of its own wrote them; PostgreSQL: the serving store did, asynchronously.
-    if (kind === 'sqlite') {
-      expect(writer).toBeTypeOf('number');
-      expect(writer).not.toBe(threadId);
-    } else {
-      expect(writer).toBe(threadId);
-    }
+    // A thread of its own wrote them, on either store.
+    expect(writer).toBeTypeOf('number');
+    expect(writer).not.toBe(threadId);
   });
 
   it('writes a counts-only flush whose day is not stored after all with its networks, and says where it keeps it', async () => {
@@ -123,7 +119,7 @@ describe.each(TEST_STORES)('background writes (%s)', (kind) => {
   });
 });
 
-describe('the SQLite writer thread', () => {
+describe.each(TEST_STORES)('the writer thread (%s)', (kind) => {
   let t: TestApp | undefined;
   let receiver: Receiver | undefined;
   afterEach(async () => {
@@ -137,7 +133,7 @@ describe('the SQLite writer thread', () => {
     const made: string[] = [];
     receiver = new Receiver();
     const url = await receiver.start();
-    t = await createTestApp('sqlite', {
+    t = await createTestApp(kind, {
       configFile: configWith(FAST_WEBHOOKS),
       env: { ADMIN_TOKEN: TOKEN },
       lines: LINES,
@@ -173,7 +169,7 @@ describe('the SQLite writer thread', () => {
   });
 
   it('is replaced when it stops, and the log says so', async () => {
-    t = await createTestApp('sqlite', { lines: LINES });
+    t = await createTestApp(kind, { lines: LINES });
     const writer = t.app.backgroundWriter;
     expect(writer).toBeInstanceOf(WriterThread);
     await writer.recordKeyUses([{ username: 'jdoe', at: 1_000 }]);

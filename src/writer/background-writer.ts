@@ -17,12 +17,11 @@ import type {
 /**
  * The writes a serving process makes in the background, for no request: purchase-code activity
  * flushes (and their drop of old days), keys' last use, and the webhook queue's bookkeeping
- * (claims, attempts' outcomes, retention, an endpoint disabled). They are made by a writer thread
- * with its own connection: on SQLite, better-sqlite3 runs statements synchronously, and a flush's
- * commit and checkpoint would otherwise hold every request of the process while they run; on
- * either store, a flush reads the stored days of thousands of codes, merges their network sketches
- * and builds its statements, work that held the requests too. Only an in-memory SQLite store
- * (which no other connection can see) makes them on the serving store.
+ * (claims, attempts' outcomes, retention, an endpoint disabled). On an SQLite file they are made
+ * by a writer thread with its own connection: better-sqlite3 runs statements synchronously, and a
+ * flush's commit and checkpoint would otherwise hold every request of the process while they run.
+ * On PostgreSQL (whose driver is asynchronous already) and an in-memory SQLite store (which no
+ * other connection can see) the serving store makes them.
  */
 export interface BackgroundWriter
   extends Pick<Store, 'recordKeyUses' | 'recordNamedKeyUses' | 'recordActivity' | 'dropActivityBefore'> {
@@ -48,11 +47,11 @@ export function createBackgroundWriter(
   store: Store,
   onStopped: WriterStopped,
 ): BackgroundWriter {
-  if (location.kind === 'sqlite' && location.path === ':memory:') return storeWriter(store);
-  return new WriterThread(location, onStopped);
+  if (location.kind === 'sqlite' && location.path !== ':memory:') return new WriterThread(location.path, onStopped);
+  return storeWriter(store);
 }
 
-/** The serving store makes the background writes itself (an in-memory SQLite store). */
+/** The serving store makes the background writes itself (PostgreSQL, in-memory SQLite). */
 function storeWriter(store: Store): BackgroundWriter {
   let last: number | undefined;
   const wrote = <T>(written: Promise<T>) =>
@@ -127,7 +126,7 @@ export class WriterThread implements BackgroundWriter {
   private opened = false;
 
   constructor(
-    private readonly location: StoreLocation,
+    private readonly path: string,
     private readonly onStopped: WriterStopped,
   ) {}
 
@@ -226,7 +225,7 @@ export class WriterThread implements BackgroundWriter {
   private thread(): Worker {
     if (this.worker !== undefined) return this.worker;
     const worker = startWorker(THREAD_URL, {
-      workerData: { location: this.location } satisfies WriterThreadData,
+      workerData: { path: this.path } satisfies WriterThreadData,
       resourceLimits: WRITER_HEAP_LIMITS,
     });
     worker.unref();

@@ -1,12 +1,10 @@
 import type { KeyUse, NamedKeyUse, UnavailableReason } from '../store/store.js';
-import type { StoreLocation } from '../store/store-location.js';
 import type { WebhookEndpointRow } from '../store/webhooks/webhook-rows.js';
 import type { AttemptOutcome, ClaimOptions } from '../store/webhooks/webhook-store.js';
 
 /** What the writer thread starts with: the SQLite file it opens a connection of its own to. */
 export interface WriterThreadData {
-  /** The store the thread opens a connection of its own to (a PostgreSQL one with a pool of its own). */
-  readonly location: StoreLocation;
+  readonly path: string;
 }
 
 /**

@@ -1,12 +1,10 @@
 /**
- * The writer thread (see background-writer.ts): a connection of its own to the store, which makes
- * the API's background writes (activity flushes and their checkpoints, keys' last use, the webhook
- * queue's bookkeeping) so that their work never holds the thread that answers requests: SQLite's
- * synchronous statements, and on either store the flush's own work (reading stored days, merging
- * their network sketches, building its statements). `close` lets the calls in flight finish first.
+ * The writer thread (see background-writer.ts): one connection of its own to the SQLite store,
+ * which makes the API's background writes (activity flushes and their checkpoints, keys' last use,
+ * the webhook queue's bookkeeping) so that their synchronous statements never hold the thread that
+ * answers requests. `close` lets the calls in flight finish first.
  */
 import { parentPort, threadId, workerData } from 'node:worker_threads';
-import { openPostgresStore } from '../store/postgres/postgres-store.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import { type Store, StoreUnavailableError, unavailableReason } from '../store/store.js';
 import { receivedDelta, SketchesNeededError } from './posted-delta.js';
@@ -24,15 +22,10 @@ import type {
  * longer than the API's connection may, since no request waits with it.
  */
 const WRITER_BUSY_TIMEOUT_MS = 5_000;
-/**
- * The thread's PostgreSQL connections: one. Its writes wait for each other there (a flush part
- * holds it for its transaction), which delays only other background writes, never a request.
- */
-export const WRITER_POOL_SIZE = 1;
 
 const port = parentPort;
 if (!port) throw new Error('writer-thread runs as a worker thread');
-const { location } = workerData as WriterThreadData;
+const { path } = workerData as WriterThreadData;
 const send = (message: FromWriter) => port.postMessage(message);
 
 async function recordActivity(store: Store, call: Extract<WriterCall, { op: 'recordActivity' }>) {
@@ -81,12 +74,7 @@ function posted(error: unknown): PostedError {
 let opened: Promise<Store> | undefined;
 /** The connection, opened with the first call; a failure to open (told through that call) is tried again with the next. */
 const connection = (): Promise<Store> => {
-  opened ??= (
-    location.kind === 'sqlite'
-      ? openSqliteStore(location.path, false, WRITER_BUSY_TIMEOUT_MS)
-      : // No cache here to clear: the change log is not followed.
-        openPostgresStore(location.url, { ...location, poolSize: WRITER_POOL_SIZE, follow: false })
-  ).then(
+  opened ??= openSqliteStore(path, false, WRITER_BUSY_TIMEOUT_MS).then(
     (store) => {
       send({ type: 'opened' });
       return store;

@@ -20,12 +20,6 @@ import { runPostgresImport } from './postgres-import.js';
 export interface PostgresStoreOptions extends Partial<PostgresTimeouts> {
   /** Connections the store's pool may open (the change listener holds one more of its own). */
   readonly poolSize: number;
-  /**
-   * Whether the store follows the change log (a connection of its own listening for the signal,
-   * and the log pruned now and then): false for a store that keeps no cache to clear, the
-   * background writer's. Followed unless false.
-   */
-  readonly follow?: boolean;
 }
 
 const IDLE_TIMEOUT_MS = 30_000;
@@ -249,22 +243,19 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const readTimeoutMs = options.statementTimeoutMs && options.statementTimeoutMs + READ_TIMEOUT_MARGIN_MS;
   try {
-    const changes =
-      options.follow === false
-        ? undefined
-        : await listenForChanges(clientConfig(url, 'listen', options.connectTimeoutMs), CHANGE_CHANNEL);
-    const pruning = changes && pruneChangeLog(pool);
+    const changes = await listenForChanges(clientConfig(url, 'listen', options.connectTimeoutMs), CHANGE_CHANNEL);
+    const pruning = pruneChangeLog(pool);
     return new KyselyStore(db, {
       dialect: 'postgres',
       runner: createPostgresRunner(pool, readTimeoutMs),
       isUnavailable: isPostgresUnavailable,
-      changes: () => changes?.changes(),
-      ownWrite: () => changes?.catchUp(),
+      changes: () => changes.changes(),
+      ownWrite: () => changes.catchUp(),
       activity: postgresActivity(db),
       runImport: (work) => runPostgresImport(pool, work),
       async close() {
         clearInterval(pruning);
-        await changes?.close();
+        await changes.close();
         await closePool(db, pool);
       },
     });

@@ -99,3 +99,12 @@ export function form(
     headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
   };
 }
+
+/** The seconds RateLimit-Reset may show for a request sent between `before` and `after`. */
+export function resetsBetween(before: number, after: number, windowSeconds: number): string[] {
+  const at = (time: number) => {
+    const windowMs = windowSeconds * 1000;
+    return String(Math.max(1, Math.ceil(((Math.floor(time / windowMs) + 1) * windowMs - time) / 1000)));
+  };
+  return [...new Set([at(before), at(after)])];
+}

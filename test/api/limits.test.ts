@@ -5,7 +5,7 @@ import { defaultConfigFile } from '../../src/config.js';
 import { createTestApp, TEST_STORES, type TestApp, type TestVariant, VARIANTS } from '../helpers/test-app.js';
 import { freePort, type OwnRedis, randomRedisPrefix, startOwnRedis, TEST_REDIS_URL } from '../helpers/test-redis.js';
 import { ALL_LINES, KEYS, UNKNOWN_KEY } from './fixtures.js';
-import { expectError } from './http-assertions.js';
+import { expectError, resetsBetween } from './http-assertions.js';
 import { type RawAnswer, rawExchange } from './raw-exchange.js';
 
 /**
@@ -41,15 +41,6 @@ const everyEndpoint = (variant: TestVariant): readonly Call[] => [
   { method: 'GET', url: `${variant.base}/api/items/item?item_id=101`, headers: { 'x-api-key': KEYS.alice } },
   validation(variant, 'ALICE-REG-0001'),
 ];
-
-/** The seconds RateLimit-Reset may show for a request sent between `before` and `after`. */
-function resetsBetween(before: number, after: number, windowSeconds: number): string[] {
-  const at = (time: number) => {
-    const windowMs = windowSeconds * 1000;
-    return String(Math.max(1, Math.ceil(((Math.floor(time / windowMs) + 1) * windowMs - time) / 1000)));
-  };
-  return [...new Set([at(before), at(after)])];
-}
 
 /** Sends and checks the RateLimit-* headers: the limit and remaining exactly, the reset to the second. */
 async function expectBudget(

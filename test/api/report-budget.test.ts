@@ -4,7 +4,7 @@ import type { ConfigFile } from '../../src/config.js';
 import { createTestApp, TEST_STORES, type TestApp, type TestVariant, VARIANTS } from '../helpers/test-app.js';
 import { randomRedisPrefix, TEST_REDIS_URL } from '../helpers/test-redis.js';
 import { ALL_LINES, KEYS } from './fixtures.js';
-import { expectError } from './http-assertions.js';
+import { expectError, resetsBetween } from './http-assertions.js';
 
 /**
  * The key's report budget (`limits.keyReports`): the two activity report endpoints take one place
@@ -60,15 +60,6 @@ const validation = (variant: TestVariant, client: Client, key: string = KEYS.ali
     },
     client,
   );
-
-/** The seconds RateLimit-Reset may show for a request sent between `before` and `after`. */
-function resetsBetween(before: number, after: number, windowSeconds: number): string[] {
-  const at = (time: number) => {
-    const windowMs = windowSeconds * 1000;
-    return String(Math.max(1, Math.ceil(((Math.floor(time / windowMs) + 1) * windowMs - time) / 1000)));
-  };
-  return [...new Set([at(before), at(after)])];
-}
 
 /**
  * Sends and checks the report budget's RateLimit-* headers (the limit and remaining exactly, the

@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SRC, sourceFiles } from '../helpers/source-files.js';
 
 /**
  * The house in layers (README, "Layout"): each folder of src/ sits in one layer, and a module may
@@ -49,16 +50,6 @@ const ENTRY_POINTS: ReadonlySet<string> = new Set([
   'openapi/write-openapi.ts',
   'schemas/write-sdk-contract.ts',
 ]);
-
-const SRC = resolve(import.meta.dirname, '../../src');
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sourceFiles(path);
-    return path.endsWith('.ts') ? [path] : [];
-  });
-}
 
 /** The folder right under src/ a file sits in ('.' for src/ itself and the entry points). */
 function folderOf(file: string): string {

@@ -1,16 +1,7 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const SRC = resolve(import.meta.dirname, '../../src');
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sourceFiles(path);
-    return path.endsWith('.ts') ? [path] : [];
-  });
-}
+import { SRC, sourceFiles } from '../helpers/source-files.js';
 
 /** An insert of an event, by Kysely or in SQL text. */
 const WRITES_EVENTS = /insertInto\(\s*'webhook_events'\s*\)|INSERT INTO webhook_events\b/;

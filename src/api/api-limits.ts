@@ -103,6 +103,11 @@ export interface BudgetHolder {
   readonly state: KeyClientMemo;
 }
 
+/** The key's id in its budgets: a named key's budgets are its own, not its account's key's. */
+function keyIdOf(account: BudgetHolder): string {
+  return account.keyId === undefined ? account.username : `${account.username}\u0000${account.keyId}`;
+}
+
 export function setRateLimitHeaders(reply: JsonReply, state: BudgetState | undefined): void {
   if (!state) return;
   reply.header('ratelimit-limit', state.limit);
@@ -169,11 +174,7 @@ export function createApiLimits(limits: Limits, config: LimitsConfig): ApiLimits
       let id = memo.limitsKeyClient;
       if (id === undefined || memo.limitsClient !== client) {
         // A client id holds no space, so the first one splits this id: no two pairs share it.
-        // Per key: a named key's budgets are its own, not its account's key's.
-        id =
-          account.keyId === undefined
-            ? `${client} ${account.username}`
-            : `${client} ${account.username}\u0000${account.keyId}`;
+        id = `${client} ${keyIdOf(account)}`;
         memo.limitsClient = client;
         memo.limitsKeyClient = id;
       }
@@ -187,9 +188,7 @@ export function createApiLimits(limits: Limits, config: LimitsConfig): ApiLimits
         : admitted(request, failures, taken);
     },
     admitReport(request, account) {
-      // The key alone: admitAccount's id without its client.
-      const id = account.keyId === undefined ? account.username : `${account.username}\u0000${account.keyId}`;
-      const taken = keyReports.take(id, request.at);
+      const taken = keyReports.take(keyIdOf(account), request.at);
       return taken instanceof Promise
         ? taken.then((counted) => reportAdmitted(request, counted))
         : reportAdmitted(request, taken);

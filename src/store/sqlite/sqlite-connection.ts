@@ -30,7 +30,10 @@ export class SqliteConnection implements SqliteDatabase {
   /** The handle open now; StoreUnavailableError while there is none. */
   handle(): BetterSqlite3.Database {
     if (this.current !== undefined) return this.current;
-    throw new StoreUnavailableError({ cause: Object.assign(new Error(reasons[this.unopened]), { code: 'ENOENT' }) });
+    const reason = new Error(reasons[this.unopened]);
+    throw new StoreUnavailableError({
+      cause: this.unopened === 'gone' ? Object.assign(reason, { code: 'ENOENT' }) : reason,
+    });
   }
 
   /** Whether a handle is open now. */

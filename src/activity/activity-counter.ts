@@ -1,4 +1,5 @@
 import type { ActivityDelta, Store } from '../store/store.js';
+import { forEachInTurns } from '../threads/event-loop-turns.js';
 import { DAY_MS, dayOf, readSketch, windowStart } from './activity-days.js';
 import { NetworkSketch } from './network-sketch.js';
 
@@ -101,27 +102,44 @@ export const KEPT_CODES = 100_000;
  */
 export const FLUSH_PART = 10_000;
 
-/** What a flush adds for the entry: its `validations` counted, its sketch merged only when `networksStored` is false. */
-function deltaOf(entry: Gathered, validations: number, networksStored: boolean): ActivityDelta {
-  return {
-    account: entry.account,
-    codeKey: entry.codeKey,
-    day: entry.day,
-    validations,
-    firstSeen: entry.firstSeen,
-    lastSeen: entry.lastSeen,
-    networksStored,
-    storedRow: entry.storedRow,
-    rowStored(row) {
-      entry.storedRow = row;
-    },
-    sketchWith(stored) {
-      if (stored === undefined) return { sketch: entry.sketch.serialize(), networks: entry.sketch.estimate() };
-      const sketch = readSketch(stored);
-      sketch.merge(entry.sketch);
-      return { sketch: sketch.serialize(), networks: sketch.estimate() };
-    },
-  };
+/**
+ * What a flush adds for the entry: its `validations` counted, its sketch merged only when
+ * `networksStored` is false. One object per code, its methods on its prototype: a flush holds
+ * thousands of them for as long as its write takes, so they outlive the young generation, and
+ * every object and closure more per code was garbage the old generation collected with pauses.
+ */
+class GatheredDelta implements ActivityDelta {
+  readonly account: string;
+  readonly codeKey: string;
+  readonly day: string;
+  readonly firstSeen: number;
+  readonly lastSeen: number;
+  readonly storedRow: number | undefined;
+
+  constructor(
+    private readonly entry: Gathered,
+    readonly validations: number,
+    readonly networksStored: boolean,
+  ) {
+    this.account = entry.account;
+    this.codeKey = entry.codeKey;
+    this.day = entry.day;
+    this.firstSeen = entry.firstSeen;
+    this.lastSeen = entry.lastSeen;
+    this.storedRow = entry.storedRow;
+  }
+
+  rowStored(row: number): void {
+    this.entry.storedRow = row;
+  }
+
+  sketchWith(stored: string | undefined): { readonly sketch: string; readonly networks: number } {
+    const own = this.entry.sketch;
+    if (stored === undefined) return { sketch: own.serialize(), networks: own.estimate() };
+    const sketch = readSketch(stored);
+    sketch.merge(own);
+    return { sketch: sketch.serialize(), networks: sketch.estimate() };
+  }
 }
 
 export function createActivityCounter(
@@ -221,13 +239,15 @@ export function createActivityCounter(
 
   /** Writes `part` of a flush in one store call: whether it was written (if not, all it held waits again). */
   const writePart = async (part: readonly Gathered[]): Promise<boolean> => {
-    // Validations that come while the flush is written count towards the next one.
-    const deltas = part.map((entry) => {
-      const delta = deltaOf(entry, entry.validations, entry.stored && !entry.fresh);
+    // Validations that come while the flush is written count towards the next one. Those that
+    // come between two turns of this loop count towards this flush if their entry is not taken
+    // yet (it is still marked queued, so nothing queues it again), the next one if it is.
+    const deltas: ActivityDelta[] = [];
+    await forEachInTurns(part, (entry) => {
+      deltas.push(new GatheredDelta(entry, entry.validations, entry.stored && !entry.fresh));
       entry.validations = 0;
       entry.fresh = false;
       entry.queued = false;
-      return delta;
     });
     try {
       // One write transaction for up to FLUSH_PART codes (the store lets requests in between its
@@ -245,7 +265,9 @@ export function createActivityCounter(
       onError(error);
       return false;
     }
-    for (const entry of part) entry.stored = true;
+    await forEachInTurns(part, (entry) => {
+      entry.stored = true;
+    });
     return true;
   };
 

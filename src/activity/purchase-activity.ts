@@ -19,16 +19,14 @@ export interface PurchaseActivity extends ActivityCounter {
 /** The reports alone, for the pages that show them (the workspace). */
 export type ActivityReader = Pick<PurchaseActivity, 'ofCode' | 'top'>;
 
-/** The accounts of a flush's deltas (a flush holds them account by account, mostly). */
-function accountsOf(deltas: readonly ActivityDelta[]): Set<string> {
-  const accounts = new Set<string>();
+/** The accounts of a flush's deltas, read only if asked for (a flush holds them account by account, mostly). */
+function* accountsOf(deltas: readonly ActivityDelta[]): Generator<string> {
   let last: string | undefined;
   for (const { account } of deltas) {
     if (account === last) continue;
     last = account;
-    accounts.add(account);
+    yield account;
   }
-  return accounts;
 }
 
 /**

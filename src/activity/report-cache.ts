@@ -72,10 +72,18 @@ export class ReportCache {
     return entry.report as Promise<T>;
   }
 
-  /** These accounts' counts were written (this process's flush): their reports made before are not given again. */
+  /**
+   * These accounts' counts were written (this process's flush): their reports made before are not
+   * given again. Only the accounts with a report kept are looked for (a report started after this
+   * is fresh whatever was written before it), and `accounts` is not read at all while none is
+   * kept: a flush names up to 10,000 sellers, and nearly always nobody asked for a report.
+   */
   wrote(accounts: Iterable<string>): void {
     const write = ++this.writes;
-    for (const account of accounts) this.lastWrite.set(account, write);
+    if (this.entries.size === 0) return;
+    const reported = new Set<string>();
+    for (const entry of this.entries.values()) reported.add(entry.account);
+    for (const account of accounts) if (reported.has(account)) this.lastWrite.set(account, write);
     if (this.lastWrite.size > MAX_WRITTEN_ACCOUNTS) {
       this.lastWrite.clear();
       this.entries.clear();

@@ -3,8 +3,9 @@ import { threadId, type Worker } from 'node:worker_threads';
 import { type ActivityDelta, type Store, StoreUnavailableError } from '../store/store.js';
 import type { StoreLocation } from '../store/store-location.js';
 import type { DeliveryBookkeeping } from '../store/webhooks/webhook-store.js';
+import { forEachInTurns } from '../threads/event-loop-turns.js';
 import { startWorker } from '../threads/start-worker.js';
-import { postedDelta } from './posted-delta.js';
+import { packDeltas } from './packed-deltas.js';
 import type {
   FromWriter,
   PostedError,
@@ -142,17 +143,19 @@ export class WriterThread implements BackgroundWriter {
     if (deltas.length === 0) return;
     let answer = (await this.call({
       op: 'recordActivity',
-      deltas: deltas.map((delta) => postedDelta(delta, false)),
+      deltas: await packDeltas(deltas, false),
     })) as RecordedActivity;
     if ('sketchesNeeded' in answer) {
       answer = (await this.call({
         op: 'recordActivity',
-        deltas: deltas.map((delta) => postedDelta(delta, true)),
+        deltas: await packDeltas(deltas, true),
       })) as RecordedActivity;
     }
     if ('sketchesNeeded' in answer) throw new Error('the writer thread asked for sketches it was given');
-    answer.rows.forEach((row, at) => {
-      if (row !== undefined) deltas[at]?.rowStored?.(row);
+    const { rows } = answer;
+    await forEachInTurns(deltas, (delta, at) => {
+      const row = rows[at] as number;
+      if (!Number.isNaN(row)) delta.rowStored?.(row);
     });
   }
 

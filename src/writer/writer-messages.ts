@@ -8,28 +8,25 @@ export interface WriterThreadData {
 }
 
 /**
- * One flush's gathered day as posted to the writer thread (structured clone: plain values only).
- * `sketch` is the delta's own networks, as text, with their estimate: left out of a counts-only
- * delta (its networks are stored already), unless the thread asked for every sketch.
+ * A flush's gathered days as posted to the writer thread (see packDeltas): per delta, eight numbers
+ * and, a thousand deltas to a string, their code keys and the sketches sent, as JSON arrays.
  */
-export interface PostedDelta {
-  readonly account: string;
-  readonly codeKey: string;
-  readonly day: string;
-  readonly validations: number;
-  readonly firstSeen: number;
-  readonly lastSeen: number;
-  readonly networksStored: boolean;
-  readonly storedRow: number | undefined;
-  readonly sketch: string | undefined;
-  readonly networks: number | undefined;
+export interface PackedDeltas {
+  readonly count: number;
+  /** The sellers the deltas name, once each, as a JSON array. */
+  readonly accounts: string;
+  readonly days: readonly string[];
+  readonly codeKeys: readonly string[];
+  readonly numbers: Float64Array;
+  /** The sketches sent, in the deltas' order: a counts-only delta's is not, unless asked for. */
+  readonly sketches: readonly string[];
 }
 
 /** A write the API's thread hands over, by the store call it makes there. */
 export type WriterCall =
   | { readonly op: 'recordKeyUses'; readonly uses: readonly KeyUse[] }
   | { readonly op: 'recordNamedKeyUses'; readonly uses: readonly NamedKeyUse[] }
-  | { readonly op: 'recordActivity'; readonly deltas: readonly PostedDelta[] }
+  | { readonly op: 'recordActivity'; readonly deltas: PackedDeltas }
   | { readonly op: 'dropActivityBefore'; readonly day: string }
   | { readonly op: 'claimDeliveries'; readonly options: ClaimOptions }
   | { readonly op: 'finishDelivery'; readonly outcome: AttemptOutcome }
@@ -40,8 +37,11 @@ export type WriterCall =
       readonly change: Partial<Omit<WebhookEndpointRow, 'id' | 'account'>>;
     };
 
-/** What `recordActivity` answers: where each day is kept (SQLite's row ids), or that every delta's sketch is needed. */
-export type RecordedActivity = { readonly rows: readonly (number | undefined)[] } | { readonly sketchesNeeded: true };
+/**
+ * What `recordActivity` answers: where each day is kept (SQLite's row ids, by the delta's place;
+ * NaN where not said), or that every delta's sketch is needed.
+ */
+export type RecordedActivity = { readonly rows: Float64Array } | { readonly sketchesNeeded: true };
 
 /** To the writer thread: open the connection now, a call, or the order to finish and close the connection. */
 export type ToWriter =

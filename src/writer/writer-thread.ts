@@ -7,7 +7,7 @@
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import { type Store, StoreUnavailableError, unavailableReason } from '../store/store.js';
-import { receivedDelta, SketchesNeededError } from './posted-delta.js';
+import { SketchesNeededError, unpackDeltas } from './packed-deltas.js';
 import type {
   FromWriter,
   PostedError,
@@ -29,9 +29,9 @@ const { path } = workerData as WriterThreadData;
 const send = (message: FromWriter) => port.postMessage(message);
 
 async function recordActivity(store: Store, call: Extract<WriterCall, { op: 'recordActivity' }>) {
-  const rows: (number | undefined)[] = new Array(call.deltas.length);
+  const rows = new Float64Array(call.deltas.count).fill(Number.NaN);
   try {
-    await store.recordActivity(call.deltas.map((posted, at) => receivedDelta(posted, rows, at)));
+    await store.recordActivity(unpackDeltas(call.deltas, rows));
   } catch (error) {
     if (error instanceof SketchesNeededError) return { sketchesNeeded: true } satisfies RecordedActivity;
     throw error;

@@ -94,6 +94,29 @@ describe('ReportCache', () => {
     expect(made).toEqual(['alice-top', 'bob-top', 'alice-top']);
   });
 
+  it('reads the written accounts only while a report is kept, and then only looks for those with one', async () => {
+    const { cache, made, ask } = setup();
+    const unread: Iterable<string> = {
+      [Symbol.iterator]() {
+        throw new Error('the accounts were read with no report kept');
+      },
+    };
+    cache.wrote(unread);
+    await ask('alice', 'alice-top', 'first');
+    let read = 0;
+    cache.wrote(
+      (function* () {
+        for (const account of ['carol', 'alice', 'dave']) {
+          read++;
+          yield account;
+        }
+      })(),
+    );
+    expect(read).toBe(3);
+    expect(await ask('alice', 'alice-top', 'second')).toBe('second');
+    expect(made).toEqual(['alice-top', 'alice-top']);
+  });
+
   it('does not share a report being made with a question asked after a write it may have missed', async () => {
     const { cache } = setup();
     const before = deferred<string>();

@@ -36,9 +36,23 @@ export interface AnswerSignature {
  */
 interface Signed {
   readonly created: number;
+  /** The second from which it is made again (see REUSE_SECONDS). */
+  readonly renewAt: number;
   readonly kid: string;
   readonly signatureInput: string;
   readonly signature: string;
+}
+
+/**
+ * An answer body signed before, known by the Buffer itself: a cached answer (a validation's, an
+ * item's) is sent as the same Buffer again and again, and its digest and last signature are
+ * found without hashing its bytes or building the text that keys `remembered`. A Buffer handed to
+ * `sign` is an answer's body, never written again.
+ */
+interface KnownBody {
+  readonly contentDigest: string;
+  /** The last signature made without a nonce for this body, and the status, method and target it covers. */
+  last: { readonly answer: string; readonly signed: Signed } | undefined;
 }
 
 /**
@@ -49,11 +63,19 @@ interface Signed {
 const REMEMBERED_ANSWERS = 32_768;
 
 /**
- * How long a remembered signature is given again for the same answer. Its `created` says when it
- * was made, so a verifier's age check still holds; an answer without a nonce is not bound to one
- * request anyway (the same request gets the same answer), which is what a nonce is for.
+ * How long a remembered signature is given again for the same answer, at most. Its `created` says
+ * when it was made, so a verifier's age check still holds; an answer without a nonce is not bound
+ * to one request anyway (the same request gets the same answer), which is what a nonce is for.
+ * Each is made again at a moment drawn between REUSE_SECONDS / 2 and REUSE_SECONDS after it was
+ * made: answers first signed together (thousands of codes in the minute after a start) would
+ * otherwise all be signed again in the same second a minute later, and hold every request then.
  */
 const REUSE_SECONDS = 60;
+
+/** When a signature made at `created` is made again: a second drawn in its second half-minute (see REUSE_SECONDS). */
+function renewalOf(created: number): number {
+  return created + REUSE_SECONDS / 2 + Math.floor(Math.random() * (REUSE_SECONDS / 2));
+}
 
 export function contentDigestOf(body: Buffer): string {
   return `sha-256=:${createHash('sha256').update(body).digest('base64')}:`;
@@ -63,17 +85,19 @@ export function contentDigestOf(body: Buffer): string {
  * Signs the API's answers (RFC 9421, Ed25519): one signature per answer over its status, its
  * body's digest, the request's method, path and query, and the client's nonce when it sent one;
  * `created`, `keyid` and `alg` in the parameters. An answer without a nonce that repeats within
- * REUSE_SECONDS (same status, method, target and body bytes, same key) gets the signature made for
- * the first: validating the same codes over and over is the hot path, and signing is its costliest
- * step.
+ * REUSE_SECONDS at most (same status, method, target and body bytes, same key) gets the signature
+ * made for the first: validating the same codes over and over is the hot path, and signing is its
+ * costliest step.
  */
 export class AnswerSigner {
   private readonly remembered = new Map<string, Signed>();
+  /** By the body's Buffer, as long as whoever sends it keeps it (see KnownBody). */
+  private readonly bodies = new WeakMap<Buffer, KnownBody>();
   /** The last nonce-free `Signature-Input`, shared by the answers signed with it. */
   private lastInput: { readonly created: number; readonly kid: string; readonly value: string } | undefined;
 
   constructor(
-    private readonly keys: SigningKeys,
+    private readonly keys: Pick<SigningKeys, 'current'>,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -91,12 +115,23 @@ export class AnswerSigner {
   ): AnswerSignature {
     const created = Math.floor(this.now() / 1000);
     const { kid, privateKey } = this.keys.current;
-    // A validation's code is in its body, not its target: the body's digest is part of the key.
-    const contentDigest = contentDigestOf(body);
-    const key = nonce === undefined ? `${status} ${method} ${path}?${query} ${contentDigest}` : undefined;
-    const last = key === undefined ? undefined : this.remembered.get(key);
-    if (last !== undefined && created - last.created < REUSE_SECONDS && last.kid === kid) {
-      return { contentDigest, signatureInput: last.signatureInput, signature: last.signature };
+    let known = this.bodies.get(body);
+    if (known === undefined) {
+      known = { contentDigest: contentDigestOf(body), last: undefined };
+      this.bodies.set(body, known);
+    }
+    const { contentDigest } = known;
+    const answer = nonce === undefined ? `${status} ${method} ${path}?${query}` : undefined;
+    if (answer !== undefined) {
+      let last = known.last?.answer === answer ? known.last.signed : undefined;
+      if (last === undefined) {
+        // Another Buffer with the same bytes, signed for the same answer.
+        last = this.remembered.get(`${answer} ${contentDigest}`);
+        if (last !== undefined) known.last = { answer, signed: last };
+      }
+      if (last !== undefined && created < last.renewAt && last.kid === kid) {
+        return { contentDigest, signatureInput: last.signatureInput, signature: last.signature };
+      }
     }
 
     const params =
@@ -109,7 +144,9 @@ export class AnswerSigner {
     if (nonce !== undefined) base += `"${NONCE_HEADER}";req: ${nonce}\n`;
     base += `"@signature-params": ${params}`;
     const signature = `${SIGNATURE_LABEL}=:${sign(null, Buffer.from(base), privateKey).toString('base64')}:`;
-    if (key === undefined) return { contentDigest, signatureInput: `${SIGNATURE_LABEL}=${params}`, signature };
+    if (answer === undefined) return { contentDigest, signatureInput: `${SIGNATURE_LABEL}=${params}`, signature };
+    // A validation's code is in its body, not its target: the body's digest is part of the key.
+    const key = `${answer} ${contentDigest}`;
     const input = this.lastInput;
     const signatureInput =
       input !== undefined && input.created === created && input.kid === kid
@@ -117,7 +154,9 @@ export class AnswerSigner {
         : `${SIGNATURE_LABEL}=${params}`;
     this.lastInput = { created, kid, value: signatureInput };
     if (this.remembered.size >= REMEMBERED_ANSWERS && !this.remembered.has(key)) this.remembered.clear();
-    this.remembered.set(key, { created, kid, signatureInput, signature });
+    const signed = { created, renewAt: renewalOf(created), kid, signatureInput, signature };
+    this.remembered.set(key, signed);
+    known.last = { answer, signed };
     return { contentDigest, signatureInput, signature };
   }
 }

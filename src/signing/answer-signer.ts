@@ -53,6 +53,8 @@ interface KnownBody {
   readonly contentDigest: string;
   /** The last signature made without a nonce for this body, and the status, method and target it covers. */
   last: { readonly answer: string; readonly signed: Signed } | undefined;
+  /** Whether its renewal is queued. */
+  renewal: boolean;
 }
 
 /**
@@ -66,15 +68,30 @@ const REMEMBERED_ANSWERS = 32_768;
  * How long a remembered signature is given again for the same answer, at most. Its `created` says
  * when it was made, so a verifier's age check still holds; an answer without a nonce is not bound
  * to one request anyway (the same request gets the same answer), which is what a nonce is for.
- * Each is made again at a moment drawn between REUSE_SECONDS / 2 and REUSE_SECONDS after it was
- * made: answers first signed together (thousands of codes in the minute after a start) would
- * otherwise all be signed again in the same second a minute later, and hold every request then.
  */
 const REUSE_SECONDS = 60;
 
-/** When a signature made at `created` is made again: a second drawn in its second half-minute (see REUSE_SECONDS). */
+/**
+ * When a signature made at `created` is renewed: a second drawn in its second half-minute. From
+ * then until REUSE_SECONDS it is still given, and a new one is made beside the requests (see
+ * AnswerSigner). Drawn, so that answers first signed together (thousands of codes in the minute
+ * after a start) do not all fall due in the same second.
+ */
 function renewalOf(created: number): number {
   return created + REUSE_SECONDS / 2 + Math.floor(Math.random() * (REUSE_SECONDS / 2));
+}
+
+/** Renewals made in one turn of the event loop, at most: well under a millisecond of signing. */
+const RENEWALS_PER_TURN = 8;
+
+/** An answer whose signature is due for renewal, as it was asked for. */
+interface Renewal {
+  readonly known: KnownBody;
+  readonly status: number;
+  readonly method: string;
+  readonly path: string;
+  readonly query: string;
+  readonly answer: string;
 }
 
 export function contentDigestOf(body: Buffer): string {
@@ -87,7 +104,11 @@ export function contentDigestOf(body: Buffer): string {
  * `created`, `keyid` and `alg` in the parameters. An answer without a nonce that repeats within
  * REUSE_SECONDS at most (same status, method, target and body bytes, same key) gets the signature
  * made for the first: validating the same codes over and over is the hot path, and signing is its
- * costliest step.
+ * costliest step. A signature due for renewal (see renewalOf) is still given while a new one is
+ * made a few per turn of the event loop, beside the requests: after a quiet spell, every answer
+ * asked again would otherwise be signed in front of its request at once (a second of signing
+ * for 20,000 codes). Only a signature past REUSE_SECONDS, or made with a replaced key, holds its
+ * request while it is made again.
  */
 export class AnswerSigner {
   private readonly remembered = new Map<string, Signed>();
@@ -95,6 +116,8 @@ export class AnswerSigner {
   private readonly bodies = new WeakMap<Buffer, KnownBody>();
   /** The last nonce-free `Signature-Input`, shared by the answers signed with it. */
   private lastInput: { readonly created: number; readonly kid: string; readonly value: string } | undefined;
+  private readonly renewals: Renewal[] = [];
+  private renewing: NodeJS.Immediate | undefined;
 
   constructor(
     private readonly keys: Pick<SigningKeys, 'current'>,
@@ -114,26 +137,58 @@ export class AnswerSigner {
     body: Buffer,
   ): AnswerSignature {
     const created = Math.floor(this.now() / 1000);
-    const { kid, privateKey } = this.keys.current;
     let known = this.bodies.get(body);
     if (known === undefined) {
-      known = { contentDigest: contentDigestOf(body), last: undefined };
+      known = { contentDigest: contentDigestOf(body), last: undefined, renewal: false };
       this.bodies.set(body, known);
     }
     const { contentDigest } = known;
-    const answer = nonce === undefined ? `${status} ${method} ${path}?${query}` : undefined;
-    if (answer !== undefined) {
-      let last = known.last?.answer === answer ? known.last.signed : undefined;
-      if (last === undefined) {
-        // Another Buffer with the same bytes, signed for the same answer.
-        last = this.remembered.get(`${answer} ${contentDigest}`);
-        if (last !== undefined) known.last = { answer, signed: last };
-      }
-      if (last !== undefined && created < last.renewAt && last.kid === kid) {
-        return { contentDigest, signatureInput: last.signatureInput, signature: last.signature };
-      }
+    if (nonce !== undefined) {
+      const made = this.signed(created, status, method, path, query, nonce, contentDigest);
+      return { contentDigest, ...made };
     }
+    const answer = `${status} ${method} ${path}?${query}`;
+    let last = known.last?.answer === answer ? known.last.signed : undefined;
+    if (last === undefined) {
+      // Another Buffer with the same bytes, signed for the same answer.
+      last = this.remembered.get(`${answer} ${contentDigest}`);
+      if (last !== undefined) known.last = { answer, signed: last };
+    }
+    if (last !== undefined && created - last.created < REUSE_SECONDS && last.kid === this.keys.current.kid) {
+      if (created >= last.renewAt) this.renewLater({ known, status, method, path, query, answer });
+      return { contentDigest, signatureInput: last.signatureInput, signature: last.signature };
+    }
+    return { contentDigest, ...this.remember(created, { known, status, method, path, query, answer }) };
+  }
 
+  /** Signs the answer now, and remembers the signature for it. */
+  private remember(created: number, { known, status, method, path, query, answer }: Renewal) {
+    const { contentDigest } = known;
+    const made = this.signed(created, status, method, path, query, undefined, contentDigest);
+    const input = this.lastInput;
+    const signatureInput =
+      input !== undefined && input.created === created && input.kid === made.kid ? input.value : made.signatureInput;
+    this.lastInput = { created, kid: made.kid, value: signatureInput };
+    // A validation's code is in its body, not its target: the body's digest is part of the key.
+    const key = `${answer} ${contentDigest}`;
+    if (this.remembered.size >= REMEMBERED_ANSWERS && !this.remembered.has(key)) this.remembered.clear();
+    const signed = { created, renewAt: renewalOf(created), kid: made.kid, signatureInput, signature: made.signature };
+    this.remembered.set(key, signed);
+    known.last = { answer, signed };
+    return { signatureInput, signature: made.signature };
+  }
+
+  /** A signature made now with the current key (RFC 9421's signature base). */
+  private signed(
+    created: number,
+    status: number,
+    method: string,
+    path: string,
+    query: string,
+    nonce: string | undefined,
+    contentDigest: string,
+  ) {
+    const { kid, privateKey } = this.keys.current;
     const params =
       nonce === undefined
         ? `(${COMPONENTS});created=${created};keyid="${kid}";alg="ed25519"`
@@ -144,19 +199,28 @@ export class AnswerSigner {
     if (nonce !== undefined) base += `"${NONCE_HEADER}";req: ${nonce}\n`;
     base += `"@signature-params": ${params}`;
     const signature = `${SIGNATURE_LABEL}=:${sign(null, Buffer.from(base), privateKey).toString('base64')}:`;
-    if (answer === undefined) return { contentDigest, signatureInput: `${SIGNATURE_LABEL}=${params}`, signature };
-    // A validation's code is in its body, not its target: the body's digest is part of the key.
-    const key = `${answer} ${contentDigest}`;
-    const input = this.lastInput;
-    const signatureInput =
-      input !== undefined && input.created === created && input.kid === kid
-        ? input.value
-        : `${SIGNATURE_LABEL}=${params}`;
-    this.lastInput = { created, kid, value: signatureInput };
-    if (this.remembered.size >= REMEMBERED_ANSWERS && !this.remembered.has(key)) this.remembered.clear();
-    const signed = { created, renewAt: renewalOf(created), kid, signatureInput, signature };
-    this.remembered.set(key, signed);
-    known.last = { answer, signed };
-    return { contentDigest, signatureInput, signature };
+    return { kid, signatureInput: `${SIGNATURE_LABEL}=${params}`, signature };
+  }
+
+  /** Queues the answer's renewal, once (a queue as long as the answers remembered, at most: past it, they wait for their next request). */
+  private renewLater(renewal: Renewal): void {
+    if (renewal.known.renewal || this.renewals.length >= REMEMBERED_ANSWERS) return;
+    renewal.known.renewal = true;
+    this.renewals.push(renewal);
+    if (this.renewing === undefined) this.renewing = setImmediate(() => this.renewSome()).unref();
+  }
+
+  /** Renews a few queued answers, then lets the event loop take a turn before the next few. */
+  private renewSome(): void {
+    this.renewing = undefined;
+    const created = Math.floor(this.now() / 1000);
+    for (const renewal of this.renewals.splice(0, RENEWALS_PER_TURN)) {
+      renewal.known.renewal = false;
+      // Renewed meanwhile (by a request past its reuse): nothing to do.
+      const last = renewal.known.last;
+      if (last?.answer === renewal.answer && created < last.signed.renewAt) continue;
+      this.remember(created, renewal);
+    }
+    if (this.renewals.length > 0) this.renewing = setImmediate(() => this.renewSome()).unref();
   }
 }

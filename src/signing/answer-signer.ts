@@ -117,6 +117,8 @@ export class AnswerSigner {
   /** The last nonce-free `Signature-Input`, shared by the answers signed with it. */
   private lastInput: { readonly created: number; readonly kid: string; readonly value: string } | undefined;
   private readonly renewals: Renewal[] = [];
+  /** How many of `renewals` are done: the queue starts there. */
+  private renewed = 0;
   private renewing: NodeJS.Immediate | undefined;
 
   constructor(
@@ -204,7 +206,7 @@ export class AnswerSigner {
 
   /** Queues the answer's renewal, once (a queue as long as the answers remembered, at most: past it, they wait for their next request). */
   private renewLater(renewal: Renewal): void {
-    if (renewal.known.renewal || this.renewals.length >= REMEMBERED_ANSWERS) return;
+    if (renewal.known.renewal || this.renewals.length - this.renewed >= REMEMBERED_ANSWERS) return;
     renewal.known.renewal = true;
     this.renewals.push(renewal);
     if (this.renewing === undefined) this.renewing = setImmediate(() => this.renewSome()).unref();
@@ -214,13 +216,20 @@ export class AnswerSigner {
   private renewSome(): void {
     this.renewing = undefined;
     const created = Math.floor(this.now() / 1000);
-    for (const renewal of this.renewals.splice(0, RENEWALS_PER_TURN)) {
+    // From the front: a few at a time out of up to thousands, without moving the rest each turn.
+    const some = this.renewals.slice(this.renewed, this.renewed + RENEWALS_PER_TURN);
+    this.renewed += some.length;
+    if (this.renewed === this.renewals.length) {
+      this.renewals.length = 0;
+      this.renewed = 0;
+    }
+    for (const renewal of some) {
       renewal.known.renewal = false;
       // Renewed meanwhile (by a request past its reuse): nothing to do.
       const last = renewal.known.last;
       if (last?.answer === renewal.answer && created < last.signed.renewAt) continue;
       this.remember(created, renewal);
     }
-    if (this.renewals.length > 0) this.renewing = setImmediate(() => this.renewSome()).unref();
+    if (this.renewals.length > this.renewed) this.renewing = setImmediate(() => this.renewSome()).unref();
   }
 }

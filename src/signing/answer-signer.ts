@@ -51,8 +51,9 @@ interface Signed {
  */
 interface KnownBody {
   readonly contentDigest: string;
-  /** The last signature made without a nonce for this body, and the status, method and target it covers. */
-  last: { readonly answer: string; readonly signed: Signed } | undefined;
+  /** The status, method and target of the last signature made without a nonce for this body (see `answerOf`), and that signature. */
+  answer: string | undefined;
+  signed: Signed | undefined;
   /** Whether its renewal is queued. */
   renewal: boolean;
 }
@@ -80,6 +81,9 @@ const REUSE_SECONDS = 60;
 function renewalOf(created: number): number {
   return created + REUSE_SECONDS / 2 + Math.floor(Math.random() * (REUSE_SECONDS / 2));
 }
+
+/** Answer texts kept, at most (see AnswerSigner.answerOf). */
+const KEPT_ANSWER_TEXTS = 4_096;
 
 /** Renewals made in one turn of the event loop, at most: well under a millisecond of signing. */
 const RENEWALS_PER_TURN = 8;
@@ -120,6 +124,11 @@ export class AnswerSigner {
   /** How many of `renewals` are done: the queue starts there. */
   private renewed = 0;
   private renewing: NodeJS.Immediate | undefined;
+  /**
+   * The answers' texts (status, method, target) as first made, so that the thousands of bodies
+   * answered for the same target (every validation's) hold one copy of it, not one each.
+   */
+  private readonly answers = new Map<string, string>();
 
   constructor(
     private readonly keys: Pick<SigningKeys, 'current'>,
@@ -141,7 +150,7 @@ export class AnswerSigner {
     const created = Math.floor(this.now() / 1000);
     let known = this.bodies.get(body);
     if (known === undefined) {
-      known = { contentDigest: contentDigestOf(body), last: undefined, renewal: false };
+      known = { contentDigest: contentDigestOf(body), answer: undefined, signed: undefined, renewal: false };
       this.bodies.set(body, known);
     }
     const { contentDigest } = known;
@@ -149,18 +158,32 @@ export class AnswerSigner {
       const made = this.signed(created, status, method, path, query, nonce, contentDigest);
       return { contentDigest, ...made };
     }
-    const answer = `${status} ${method} ${path}?${query}`;
-    let last = known.last?.answer === answer ? known.last.signed : undefined;
+    const answer = this.answerOf(status, method, path, query);
+    let last = known.answer === answer ? known.signed : undefined;
     if (last === undefined) {
       // Another Buffer with the same bytes, signed for the same answer.
       last = this.remembered.get(`${answer} ${contentDigest}`);
-      if (last !== undefined) known.last = { answer, signed: last };
+      if (last !== undefined) {
+        known.answer = answer;
+        known.signed = last;
+      }
     }
     if (last !== undefined && created - last.created < REUSE_SECONDS && last.kid === this.keys.current.kid) {
       if (created >= last.renewAt) this.renewLater({ known, status, method, path, query, answer });
       return { contentDigest, signatureInput: last.signatureInput, signature: last.signature };
     }
     return { contentDigest, ...this.remember(created, { known, status, method, path, query, answer }) };
+  }
+
+  /** The text naming an answer's status, method and target, the same string each time it is asked for again. */
+  private answerOf(status: number, method: string, path: string, query: string): string {
+    const made = `${status} ${method} ${path}?${query}`;
+    const kept = this.answers.get(made);
+    if (kept !== undefined) return kept;
+    // Targets naming an item or a page are many: past the bound, they start again.
+    if (this.answers.size >= KEPT_ANSWER_TEXTS) this.answers.clear();
+    this.answers.set(made, made);
+    return made;
   }
 
   /** Signs the answer now, and remembers the signature for it. */
@@ -176,7 +199,8 @@ export class AnswerSigner {
     if (this.remembered.size >= REMEMBERED_ANSWERS && !this.remembered.has(key)) this.remembered.clear();
     const signed = { created, renewAt: renewalOf(created), kid: made.kid, signatureInput, signature: made.signature };
     this.remembered.set(key, signed);
-    known.last = { answer, signed };
+    known.answer = answer;
+    known.signed = signed;
     return { signatureInput, signature: made.signature };
   }
 
@@ -226,8 +250,8 @@ export class AnswerSigner {
     for (const renewal of some) {
       renewal.known.renewal = false;
       // Renewed meanwhile (by a request past its reuse): nothing to do.
-      const last = renewal.known.last;
-      if (last?.answer === renewal.answer && created < last.signed.renewAt) continue;
+      const { answer, signed } = renewal.known;
+      if (answer === renewal.answer && signed !== undefined && created < signed.renewAt) continue;
       this.remember(created, renewal);
     }
     if (this.renewals.length > this.renewed) this.renewing = setImmediate(() => this.renewSome()).unref();

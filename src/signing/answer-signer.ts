@@ -85,17 +85,46 @@ function renewalOf(created: number): number {
 /** Answer texts kept, at most (see AnswerSigner.answerOf). */
 const KEPT_ANSWER_TEXTS = 4_096;
 
-/** Renewals made in one turn of the event loop, at most: well under a millisecond of signing. */
-const RENEWALS_PER_TURN = 8;
+/** Renewals being signed at once, at most: as many as libuv's thread pool has threads by default. */
+const RENEWALS_IN_FLIGHT = 4;
 
-/** An answer whose signature is due for renewal, as it was asked for. */
-interface Renewal {
-  readonly known: KnownBody;
+/** What an answer's signature covers of the request besides its nonce. */
+interface AnswerTarget {
   readonly status: number;
   readonly method: string;
   readonly path: string;
   readonly query: string;
+}
+
+/** An answer whose signature is due for renewal, as it was asked for. */
+interface Renewal extends AnswerTarget {
+  readonly known: KnownBody;
   readonly answer: string;
+}
+
+/** The signature's parameters and RFC 9421's signature base for the answer. */
+function signatureBase(
+  created: number,
+  kid: string,
+  { status, method, path, query }: AnswerTarget,
+  nonce: string | undefined,
+  contentDigest: string,
+): { readonly params: string; readonly base: Buffer } {
+  const params =
+    nonce === undefined
+      ? `(${COMPONENTS});created=${created};keyid="${kid}";alg="ed25519"`
+      : `(${COMPONENTS_WITH_NONCE});created=${created};keyid="${kid}";alg="ed25519";nonce="${nonce}"`;
+  let base =
+    `"@status": ${status}\n"content-digest": ${contentDigest}\n"@method";req: ${method}\n` +
+    `"@path";req: ${path}\n"@query";req: ?${query}\n`;
+  if (nonce !== undefined) base += `"${NONCE_HEADER}";req: ${nonce}\n`;
+  base += `"@signature-params": ${params}`;
+  return { params, base: Buffer.from(base) };
+}
+
+/** The `Signature` header's value for Ed25519's bytes. */
+function signatureOf(bytes: Buffer): string {
+  return `${SIGNATURE_LABEL}=:${bytes.toString('base64')}:`;
 }
 
 export function contentDigestOf(body: Buffer): string {
@@ -109,10 +138,10 @@ export function contentDigestOf(body: Buffer): string {
  * REUSE_SECONDS at most (same status, method, target and body bytes, same key) gets the signature
  * made for the first: validating the same codes over and over is the hot path, and signing is its
  * costliest step. A signature due for renewal (see renewalOf) is still given while a new one is
- * made a few per turn of the event loop, beside the requests: after a quiet spell, every answer
- * asked again would otherwise be signed in front of its request at once (a second of signing
- * for 20,000 codes). Only a signature past REUSE_SECONDS, or made with a replaced key, holds its
- * request while it is made again.
+ * made on libuv's thread pool, beside the requests: after a quiet spell, every answer asked again
+ * would otherwise be signed in front of its request at once (a second of signing for 20,000
+ * codes, on the thread answering requests). Only a signature past REUSE_SECONDS, or made with a
+ * replaced key, holds its request while it is made again.
  */
 export class AnswerSigner {
   private readonly remembered = new Map<string, Signed>();
@@ -121,9 +150,11 @@ export class AnswerSigner {
   /** The last nonce-free `Signature-Input`, shared by the answers signed with it. */
   private lastInput: { readonly created: number; readonly kid: string; readonly value: string } | undefined;
   private readonly renewals: Renewal[] = [];
-  /** How many of `renewals` are done: the queue starts there. */
-  private renewed = 0;
-  private renewing: NodeJS.Immediate | undefined;
+  /** How many of `renewals` are taken: the queue starts there. */
+  private done = 0;
+  /** Renewals being signed on the thread pool. */
+  private inFlight = 0;
+  private readonly whenRenewed: (() => void)[] = [];
   /**
    * The answers' texts (status, method, target) as first made, so that the thousands of bodies
    * answered for the same target (every validation's) hold one copy of it, not one each.
@@ -155,8 +186,7 @@ export class AnswerSigner {
     }
     const { contentDigest } = known;
     if (nonce !== undefined) {
-      const made = this.signed(created, status, method, path, query, nonce, contentDigest);
-      return { contentDigest, ...made };
+      return { contentDigest, ...this.signedWithNonce(created, { status, method, path, query }, nonce, contentDigest) };
     }
     const answer = this.answerOf(status, method, path, query);
     let last = known.answer === answer ? known.signed : undefined;
@@ -187,73 +217,83 @@ export class AnswerSigner {
   }
 
   /** Signs the answer now, and remembers the signature for it. */
-  private remember(created: number, { known, status, method, path, query, answer }: Renewal) {
-    const { contentDigest } = known;
-    const made = this.signed(created, status, method, path, query, undefined, contentDigest);
+  private remember(created: number, renewal: Renewal) {
+    const { kid, privateKey } = this.keys.current;
+    const { params, base } = signatureBase(created, kid, renewal, undefined, renewal.known.contentDigest);
+    const signature = signatureOf(sign(null, base, privateKey));
+    return this.keep(created, kid, params, signature, renewal);
+  }
+
+  /** Remembers a signature made for the answer (see `remembered`, KnownBody). */
+  private keep(created: number, kid: string, params: string, signature: string, { known, answer }: Renewal) {
     const input = this.lastInput;
     const signatureInput =
-      input !== undefined && input.created === created && input.kid === made.kid ? input.value : made.signatureInput;
-    this.lastInput = { created, kid: made.kid, value: signatureInput };
+      input !== undefined && input.created === created && input.kid === kid
+        ? input.value
+        : `${SIGNATURE_LABEL}=${params}`;
+    this.lastInput = { created, kid, value: signatureInput };
     // A validation's code is in its body, not its target: the body's digest is part of the key.
-    const key = `${answer} ${contentDigest}`;
+    const key = `${answer} ${known.contentDigest}`;
     if (this.remembered.size >= REMEMBERED_ANSWERS && !this.remembered.has(key)) this.remembered.clear();
-    const signed = { created, renewAt: renewalOf(created), kid: made.kid, signatureInput, signature: made.signature };
+    const signed = { created, renewAt: renewalOf(created), kid, signatureInput, signature };
     this.remembered.set(key, signed);
     known.answer = answer;
     known.signed = signed;
-    return { signatureInput, signature: made.signature };
+    return { signatureInput, signature };
   }
 
-  /** A signature made now with the current key (RFC 9421's signature base). */
-  private signed(
-    created: number,
-    status: number,
-    method: string,
-    path: string,
-    query: string,
-    nonce: string | undefined,
-    contentDigest: string,
-  ) {
+  /** A signature made now with the current key, for an answer with a nonce: never remembered. */
+  private signedWithNonce(created: number, target: AnswerTarget, nonce: string, contentDigest: string) {
     const { kid, privateKey } = this.keys.current;
-    const params =
-      nonce === undefined
-        ? `(${COMPONENTS});created=${created};keyid="${kid}";alg="ed25519"`
-        : `(${COMPONENTS_WITH_NONCE});created=${created};keyid="${kid}";alg="ed25519";nonce="${nonce}"`;
-    let base =
-      `"@status": ${status}\n"content-digest": ${contentDigest}\n"@method";req: ${method}\n` +
-      `"@path";req: ${path}\n"@query";req: ?${query}\n`;
-    if (nonce !== undefined) base += `"${NONCE_HEADER}";req: ${nonce}\n`;
-    base += `"@signature-params": ${params}`;
-    const signature = `${SIGNATURE_LABEL}=:${sign(null, Buffer.from(base), privateKey).toString('base64')}:`;
-    return { kid, signatureInput: `${SIGNATURE_LABEL}=${params}`, signature };
+    const { params, base } = signatureBase(created, kid, target, nonce, contentDigest);
+    return { signatureInput: `${SIGNATURE_LABEL}=${params}`, signature: signatureOf(sign(null, base, privateKey)) };
+  }
+
+  /**
+   * Resolves once no renewal is queued or being made: for a shutdown that wants none left behind,
+   * and for tests.
+   */
+  renewed(): Promise<void> {
+    if (this.renewals.length === this.done && this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.whenRenewed.push(resolve));
   }
 
   /** Queues the answer's renewal, once (a queue as long as the answers remembered, at most: past it, they wait for their next request). */
   private renewLater(renewal: Renewal): void {
-    if (renewal.known.renewal || this.renewals.length - this.renewed >= REMEMBERED_ANSWERS) return;
+    if (renewal.known.renewal || this.renewals.length - this.done >= REMEMBERED_ANSWERS) return;
     renewal.known.renewal = true;
     this.renewals.push(renewal);
-    if (this.renewing === undefined) this.renewing = setImmediate(() => this.renewSome()).unref();
+    this.renewSome();
   }
 
-  /** Renews a few queued answers, then lets the event loop take a turn before the next few. */
+  /**
+   * Starts renewals from the front of the queue while fewer than RENEWALS_IN_FLIGHT are being
+   * made: each is signed on libuv's thread pool (the asynchronous form of `crypto.sign`), so that
+   * the thread answering requests spends only the signature base and its bookkeeping on it.
+   */
   private renewSome(): void {
-    this.renewing = undefined;
-    const created = Math.floor(this.now() / 1000);
-    // From the front: a few at a time out of up to thousands, without moving the rest each turn.
-    const some = this.renewals.slice(this.renewed, this.renewed + RENEWALS_PER_TURN);
-    this.renewed += some.length;
-    if (this.renewed === this.renewals.length) {
-      this.renewals.length = 0;
-      this.renewed = 0;
-    }
-    for (const renewal of some) {
+    while (this.inFlight < RENEWALS_IN_FLIGHT && this.done < this.renewals.length) {
+      const renewal = this.renewals[this.done++] as Renewal;
       renewal.known.renewal = false;
-      // Renewed meanwhile (by a request past its reuse): nothing to do.
+      const created = Math.floor(this.now() / 1000);
       const { answer, signed } = renewal.known;
+      // Renewed meanwhile (by a request past its minute): nothing to do.
       if (answer === renewal.answer && signed !== undefined && created < signed.renewAt) continue;
-      this.remember(created, renewal);
+      const { kid, privateKey } = this.keys.current;
+      const { params, base } = signatureBase(created, kid, renewal, undefined, renewal.known.contentDigest);
+      this.inFlight++;
+      sign(null, base, privateKey, (error, signature) => {
+        this.inFlight--;
+        // A failure leaves the signature it would have replaced: past its minute, a request makes one.
+        if (error === null) this.keep(created, kid, params, signatureOf(signature), renewal);
+        this.renewSome();
+      });
     }
-    if (this.renewals.length > this.renewed) this.renewing = setImmediate(() => this.renewSome()).unref();
+    // From the front without moving the rest each time: the queue is emptied once all are taken.
+    if (this.done === this.renewals.length) {
+      this.renewals.length = 0;
+      this.done = 0;
+      if (this.inFlight === 0) for (const resolve of this.whenRenewed.splice(0)) resolve();
+    }
   }
 }

@@ -1,6 +1,6 @@
 import type { ActivityDelta, Store } from '../store/store.js';
 import { forEachInTurns } from '../threads/event-loop-turns.js';
-import { DAY_MS, dayOf, readSketch, windowStart } from './activity-days.js';
+import { DAY_MS, dayOf, sketchWithStored, windowStart } from './activity-days.js';
 import { NetworkSketch } from './network-sketch.js';
 
 /** How often old days are looked for: the drop is cheap (an indexed delete), and days end daily. */
@@ -134,11 +134,7 @@ class GatheredDelta implements ActivityDelta {
   }
 
   sketchWith(stored: string | undefined): { readonly sketch: string; readonly networks: number } {
-    const own = this.entry.sketch;
-    if (stored === undefined) return { sketch: own.serialize(), networks: own.estimate() };
-    const sketch = readSketch(stored);
-    sketch.merge(own);
-    return { sketch: sketch.serialize(), networks: sketch.estimate() };
+    return sketchWithStored(this.entry.sketch, stored);
   }
 }
 

@@ -23,6 +23,17 @@ export function readSketch(text: string): NetworkSketch {
   }
 }
 
+/** `own` with the stored day's sketch (its text, none when the day is new) merged in: the text to store and its estimate. */
+export function sketchWithStored(
+  own: NetworkSketch,
+  stored: string | undefined,
+): { readonly sketch: string; readonly networks: number } {
+  if (stored === undefined) return { sketch: own.serialize(), networks: own.estimate() };
+  const sketch = readSketch(stored);
+  sketch.merge(own);
+  return { sketch: sketch.serialize(), networks: sketch.estimate() };
+}
+
 /** A stored day and the same code's gathered day as one: validations added, networks merged, times widened. */
 export function mergeActivityDays(stored: ActivityDay, gathered: ActivityDay): ActivityDay {
   const sketch = readSketch(stored.sketch);

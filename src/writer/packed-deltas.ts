@@ -1,4 +1,4 @@
-import { readSketch } from '../activity/activity-days.js';
+import { readSketch, sketchWithStored } from '../activity/activity-days.js';
 import type { ActivityDelta } from '../store/store.js';
 import { forEachInTurns, ITEMS_PER_TURN } from '../threads/event-loop-turns.js';
 import type { PackedDeltas } from './writer-messages.js';
@@ -107,10 +107,7 @@ export function unpackDeltas(packed: PackedDeltas, rows: Float64Array): Activity
         networksStored: numbers[base + 6] === 1,
         sketchWith(stored) {
           if (sketch === undefined) throw new SketchesNeededError();
-          if (stored === undefined) return { sketch, networks };
-          const merged = readSketch(stored);
-          merged.merge(readSketch(sketch));
-          return { sketch: merged.serialize(), networks: merged.estimate() };
+          return stored === undefined ? { sketch, networks } : sketchWithStored(readSketch(sketch), stored);
         },
         rowStored(row) {
           rows[at] = row;

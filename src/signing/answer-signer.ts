@@ -250,8 +250,8 @@ export class AnswerSigner {
   }
 
   /**
-   * Resolves once no renewal is queued or being made: for a shutdown that wants none left behind,
-   * and for tests.
+   * Resolves once no renewal is queued or being made. Nothing waits for it in service (a renewal
+   * left unmade changes no answer); it is how a caller knows the renewals it caused are done.
    */
   renewed(): Promise<void> {
     if (this.renewals.length === this.done && this.inFlight === 0) return Promise.resolve();

@@ -199,7 +199,8 @@ export class AnswerSigner {
       }
     }
     if (last !== undefined && created - last.created < REUSE_SECONDS && last.kid === this.keys.current.kid) {
-      if (created >= last.renewAt) this.renewLater({ known, status, method, path, query, answer });
+      // Once queued, the requests until its renewal is made build nothing for it.
+      if (created >= last.renewAt && !known.renewal) this.renewLater({ known, status, method, path, query, answer });
       return { contentDigest, signatureInput: last.signatureInput, signature: last.signature };
     }
     return { contentDigest, ...this.remember(created, { known, status, method, path, query, answer }) };
@@ -258,9 +259,9 @@ export class AnswerSigner {
     return new Promise((resolve) => this.whenRenewed.push(resolve));
   }
 
-  /** Queues the answer's renewal, once (a queue as long as the answers remembered, at most: past it, they wait for their next request). */
+  /** Queues the answer's renewal, not queued yet (a queue as long as the answers remembered, at most: past it, they wait for their next request). */
   private renewLater(renewal: Renewal): void {
-    if (renewal.known.renewal || this.renewals.length - this.done >= REMEMBERED_ANSWERS) return;
+    if (this.renewals.length - this.done >= REMEMBERED_ANSWERS) return;
     renewal.known.renewal = true;
     this.renewals.push(renewal);
     this.renewSome();

@@ -123,13 +123,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     bookkeeping: () => writer.deliveries(),
   });
+  const signer = new AnswerSigner(signingKeys);
   const door = new ApiDoor({
     api,
     resolver,
     trustProxy: config.trustProxy,
     metrics,
     log: logger,
-    signer: new AnswerSigner(signingKeys),
+    signer,
   });
   const app = Fastify(createServerOptions(logger, resolver, config.trustProxy, door));
   applyServerLimits(app.server, config.server);
@@ -144,6 +145,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   keysRefresh.unref();
   app.addHook('onClose', async () => {
     clearInterval(keysRefresh);
+    signer.close();
     await webhooks.close();
     await api.close();
     await limits.close();

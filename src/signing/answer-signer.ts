@@ -56,6 +56,11 @@ interface KnownBody {
   signed: Signed | undefined;
   /** Whether its renewal is queued. */
   renewal: boolean;
+  /**
+   * How many more times its signature is renewed ahead of its requests: QUIET_RENEWALS again
+   * with each request given its remembered signature, one less with each renewal made for none.
+   */
+  quietRenewals: number;
 }
 
 /**
@@ -88,6 +93,22 @@ const KEPT_ANSWER_TEXTS = 4_096;
 /** Renewals being signed at once, at most: as many as libuv's thread pool has threads by default. */
 const RENEWALS_IN_FLIGHT = 4;
 
+/**
+ * How many renewals in a row an answer gets ahead of its requests once they stop. An answer asked
+ * again while its signature held is renewed when that signature falls due, whether or not a
+ * request comes: two in a row keep its signature valid for at least 90 s after its last request
+ * (about two minutes on average), so that software pausing for a minute, or a client retrying
+ * after a quiet spell, finds its answers signed instead of waiting behind thousands of signatures
+ * made in front of it. Then it stops: a quiet server signs nothing more.
+ */
+const QUIET_RENEWALS = 2;
+
+/** Signatures whose renewal is looked at ahead of requests, at most; past it, they wait for their next request. */
+const CHECKS_KEPT = REMEMBERED_ANSWERS;
+
+/** How often due signatures are looked at (see AnswerSigner.renewDue). */
+const CHECK_EVERY_MS = 1000;
+
 /** What an answer's signature covers of the request besides its nonce. */
 interface AnswerTarget {
   readonly status: number;
@@ -100,6 +121,12 @@ interface AnswerTarget {
 interface Renewal extends AnswerTarget {
   readonly known: KnownBody;
   readonly answer: string;
+}
+
+/** A signature made for an answer, looked at again when it falls due. */
+interface Check {
+  readonly renewal: Renewal;
+  readonly signed: Signed;
 }
 
 /** The signature's parameters and RFC 9421's signature base for the answer. */
@@ -140,8 +167,10 @@ export function contentDigestOf(body: Buffer): string {
  * costliest step. A signature due for renewal (see renewalOf) is still given while a new one is
  * made on libuv's thread pool, beside the requests: after a quiet spell, every answer asked again
  * would otherwise be signed in front of its request at once (a second of signing for 20,000
- * codes, on the thread answering requests). Only a signature past REUSE_SECONDS, or made with a
- * replaced key, holds its request while it is made again.
+ * codes, on the thread answering requests). An answer asked again while its signature held is
+ * renewed when that signature falls due even if no request comes (see QUIET_RENEWALS), so that a
+ * quiet minute does not leave it to be signed in front of the next request. Only a signature past
+ * REUSE_SECONDS, or made with a replaced key, holds its request while it is made again.
  */
 export class AnswerSigner {
   private readonly remembered = new Map<string, Signed>();
@@ -160,6 +189,11 @@ export class AnswerSigner {
    * answered for the same target (every validation's) hold one copy of it, not one each.
    */
   private readonly answers = new Map<string, string>();
+  /** The signatures made, by the second they fall due (see renewDue). */
+  private readonly checks = new Map<number, Check[]>();
+  private checksKept = 0;
+  private checkTimer: NodeJS.Timeout | undefined;
+  private closed = false;
 
   constructor(
     private readonly keys: Pick<SigningKeys, 'current'>,
@@ -181,7 +215,13 @@ export class AnswerSigner {
     const created = Math.floor(this.now() / 1000);
     let known = this.bodies.get(body);
     if (known === undefined) {
-      known = { contentDigest: contentDigestOf(body), answer: undefined, signed: undefined, renewal: false };
+      known = {
+        contentDigest: contentDigestOf(body),
+        answer: undefined,
+        signed: undefined,
+        renewal: false,
+        quietRenewals: 0,
+      };
       this.bodies.set(body, known);
     }
     const { contentDigest } = known;
@@ -196,9 +236,12 @@ export class AnswerSigner {
       if (last !== undefined) {
         known.answer = answer;
         known.signed = last;
+        // Renewed ahead of requests as this Buffer, which is the one asked for from now on.
+        this.checkWhenDue({ renewal: { known, status, method, path, query, answer }, signed: last });
       }
     }
     if (last !== undefined && created - last.created < REUSE_SECONDS && last.kid === this.keys.current.kid) {
+      known.quietRenewals = QUIET_RENEWALS;
       // Once queued, the requests until its renewal is made build nothing for it.
       if (created >= last.renewAt && !known.renewal) this.renewLater({ known, status, method, path, query, answer });
       return { contentDigest, signatureInput: last.signatureInput, signature: last.signature };
@@ -226,7 +269,8 @@ export class AnswerSigner {
   }
 
   /** Remembers a signature made for the answer (see `remembered`, KnownBody). */
-  private keep(created: number, kid: string, params: string, signature: string, { known, answer }: Renewal) {
+  private keep(created: number, kid: string, params: string, signature: string, renewal: Renewal) {
+    const { known, answer } = renewal;
     const input = this.lastInput;
     const signatureInput =
       input !== undefined && input.created === created && input.kid === kid
@@ -240,7 +284,58 @@ export class AnswerSigner {
     this.remembered.set(key, signed);
     known.answer = answer;
     known.signed = signed;
+    this.checkWhenDue({ renewal, signed });
     return { signatureInput, signature };
+  }
+
+  /** Looks at the signature again when it falls due (see renewDue). */
+  private checkWhenDue(check: Check): void {
+    if (this.closed || this.checksKept >= CHECKS_KEPT) return;
+    const second = check.signed.renewAt;
+    const due = this.checks.get(second);
+    if (due === undefined) this.checks.set(second, [check]);
+    else due.push(check);
+    this.checksKept++;
+    if (this.checkTimer === undefined) {
+      this.checkTimer = setInterval(() => this.renewDue(), CHECK_EVERY_MS);
+      // Nothing is lost when the process ends without it: an answer is signed when asked anyway.
+      this.checkTimer.unref();
+    }
+  }
+
+  /**
+   * Queues the renewal of every signature due by now that is still its answer's and whose answer
+   * was asked for since (or, QUIET_RENEWALS times in a row, before): see QUIET_RENEWALS. Called
+   * every second while signatures are waiting to fall due.
+   */
+  renewDue(): void {
+    const now = Math.floor(this.now() / 1000);
+    for (const [second, due] of this.checks) {
+      if (second > now) continue;
+      this.checks.delete(second);
+      this.checksKept -= due.length;
+      for (const { renewal, signed } of due) {
+        const { known } = renewal;
+        // Renewed or replaced since, asked for by nobody lately, or queued by a request already.
+        if (known.signed !== signed || known.quietRenewals === 0 || known.renewal) continue;
+        known.quietRenewals--;
+        this.renewLater(renewal);
+      }
+    }
+    if (this.checks.size === 0) this.stopChecking();
+  }
+
+  /** Stops renewing ahead of requests (the server is closing): answers are still signed when asked. */
+  close(): void {
+    this.closed = true;
+    this.checks.clear();
+    this.checksKept = 0;
+    this.stopChecking();
+  }
+
+  private stopChecking(): void {
+    clearInterval(this.checkTimer);
+    this.checkTimer = undefined;
   }
 
   /** A signature made now with the current key, for an answer with a nonce: never remembered. */

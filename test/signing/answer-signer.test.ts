@@ -5,7 +5,8 @@ import { AnswerSigner, contentDigestOf } from '../../src/signing/answer-signer.j
 /**
  * The signer on a clock the test moves: an answer repeated without a nonce gets the signature made
  * first, found by its Buffer or by its bytes, until a moment drawn in the second half of the
- * minute after it was made; never across targets, and never once the minute is over.
+ * minute after it was made; never across targets, and never once the minute is over. An answer
+ * asked again is renewed when it falls due (`renewDue`, which the signer calls every second).
  */
 describe('AnswerSigner', () => {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
@@ -92,6 +93,64 @@ describe('AnswerSigner', () => {
       expect(createdOf(signed.signatureInput)).toBeGreaterThan(made);
       expect(verifies(signed, 200, '/api/purchases/validation', '')).toBe(true);
     }
+  });
+
+  it('renews an answer asked again while its signature held when it falls due, before any request', async () => {
+    const { signer, tick } = setup();
+    const asked = body('asked again');
+    const once = body('asked once');
+    const sign = (answer: Buffer) => signer.sign(200, 'POST', '/api/purchases/validation', '', undefined, answer);
+    const first = sign(asked);
+    const made = createdOf(first.signatureInput);
+    const onceFirst = sign(once);
+    tick(10);
+    expect(sign(asked)).toEqual(first);
+    // Both fall due between 30 and 59 s after they were made; neither is past its minute yet.
+    tick(49);
+    signer.renewDue();
+    await signer.renewed();
+    // Renewed when it was looked at: the next request gets the new one, not the one it would renew.
+    const renewed = sign(asked);
+    expect(createdOf(renewed.signatureInput)).toBe(made + 59);
+    expect(verifies(renewed, 200, '/api/purchases/validation', '')).toBe(true);
+    // Asked once, not renewed ahead: still the first, renewed only now that a request asks.
+    expect(sign(once)).toEqual(onceFirst);
+    signer.close();
+  });
+
+  it('renews ahead of requests twice after the last request, then no more', async () => {
+    const { signer, tick } = setup();
+    const answer = body('quiet');
+    const sign = () => signer.sign(200, 'POST', '/api/purchases/validation', '', undefined, answer);
+    const made = createdOf(sign().signatureInput);
+    tick(1);
+    // The last request.
+    sign();
+    // Each signature falls due within 59 s of being made: looked at 60, then 59 and 59 s on.
+    for (const seconds of [60, 59, 59]) {
+      tick(seconds);
+      signer.renewDue();
+      await signer.renewed();
+    }
+    // Made at +61 and +120; the one made at +120 was not renewed at +179, and still holds.
+    expect(createdOf(sign().signatureInput)).toBe(made + 120);
+    signer.close();
+  });
+
+  it('stops looking at due signatures once closed; answers are still signed when asked', async () => {
+    const { signer, tick } = setup();
+    const answer = body('closing');
+    const sign = () => signer.sign(200, 'POST', '/api/purchases/validation', '', undefined, answer);
+    const made = createdOf(sign().signatureInput);
+    sign();
+    signer.close();
+    tick(59);
+    signer.renewDue();
+    await signer.renewed();
+    // Not renewed ahead: the first is given (and renewed beside this request, as without the checks).
+    expect(createdOf(sign().signatureInput)).toBe(made);
+    tick(61);
+    expect(createdOf(sign().signatureInput)).toBe(made + 120);
   });
 
   it('signs every answer that carries a nonce', () => {

@@ -1,5 +1,11 @@
 import cluster from 'node:cluster';
-import { type CounterStore, type CounterTake, LocalCounterStore, type TakeAnswer } from './counter-store.js';
+import {
+  type CounterStore,
+  type CounterTake,
+  LocalCounterStore,
+  type TakeAnswer,
+  UNANSWERED,
+} from './counter-store.js';
 
 const REQUEST = 'marketplace:counters-take';
 const ANSWER = 'marketplace:counters-answer';
@@ -44,13 +50,14 @@ export function primaryCounters(): CounterStore & { close(): void } {
     get available() {
       return process.connected;
     },
-    take(takes, { partial = false } = {}) {
+    take(takes, { partial = false, sharedOnly = false } = {}) {
       if (!process.connected || process.send === undefined) return Promise.resolve(undefined);
       return new Promise<TakeAnswer | undefined>((resolve) => {
         const id = nextId++;
         const timer = setTimeout(() => {
           pending.delete(id);
-          resolve(undefined);
+          // The primary is there, only slow: it may still count this take (see TakeOptions.sharedOnly).
+          resolve(sharedOnly && process.connected ? UNANSWERED : undefined);
         }, ANSWER_TIMEOUT_MS);
         pending.set(id, (answer) => {
           clearTimeout(timer);

@@ -28,7 +28,17 @@ export interface TakeOptions {
    * an attempt count elsewhere than the others, where it would not see them.
    */
   readonly patient?: boolean;
+  /**
+   * Never counted elsewhere while the shared counters are connected: a take they did not answer
+   * in time may have counted there, and counted in the machine's or the process's counters too,
+   * the two would each let their own max through. Answered UNANSWERED instead (a login's places:
+   * refused rather than let past the budget).
+   */
+  readonly sharedOnly?: boolean;
 }
+
+/** A `sharedOnly` take that the shared counters, still connected, did not answer in time. */
+export const UNANSWERED: TakeAnswer = Object.freeze({ taken: false, totals: [], moved: [] });
 
 /**
  * Counters every process using it sees alike, changed atomically: a take checks every max and

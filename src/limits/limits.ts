@@ -1,4 +1,4 @@
-import type { CounterStore, TakeAnswer } from './counter-store.js';
+import { type CounterStore, type TakeAnswer, UNANSWERED } from './counter-store.js';
 import { createSharedCounters, type LimitsLogger, type SharedCounters } from './shared-counters.js';
 import { type CounterSlot, WindowCounter } from './window-counter.js';
 
@@ -77,7 +77,7 @@ export interface TakenPlaces {
 
 export interface RefusedPlaces {
   readonly taken: false;
-  /** Which of the takes was at its max. */
+  /** Which of the takes was at its max (the first, when the shared counters did not answer). */
   readonly refused: number;
   /** Seconds until that budget's window ends. */
   readonly retryAfter: number;
@@ -93,7 +93,9 @@ export interface Limits {
   /**
    * Counts one in every budget of `takes` (as a failure, ahead of the outcome) unless one of them
    * is at its max, atomically: with shared counters, no two processes or instances can pass a
-   * max together. Places taken before the outcome is known count while in flight.
+   * max together. Places taken before the outcome is known count while in flight. Places the
+   * shared counters, still connected, did not answer in time are refused (retryAfter 1), never
+   * counted elsewhere.
    */
   takePlaces(takes: readonly PlaceTake[]): Promise<TakenPlaces | RefusedPlaces>;
   /** Whether counters are shared through Redis right now. */
@@ -120,6 +122,13 @@ export interface LimitsOptions {
 
 /** Logins wait for the shared counters longer than the API's path does (see TakeOptions). */
 const PATIENT = { patient: true } as const;
+/** A login's places: waited for, and never counted outside the shared counters while they are connected. */
+const PLACES = { patient: true, sharedOnly: true } as const;
+/**
+ * When to come back after places the shared counters did not answer in time: they are connected,
+ * only slow, and the next attempt is likely answered.
+ */
+const UNANSWERED_RETRY_SECONDS = 1;
 
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
@@ -137,6 +146,7 @@ function routeCounters(redis: SharedCounters | undefined, machine: CounterStore 
       if (redis.available) {
         const answer = await redis.take(takes, options);
         if (answer !== undefined) return answer;
+        if (options?.sharedOnly === true && redis.available) return UNANSWERED;
       }
       return machine?.take(takes, options);
     },
@@ -239,9 +249,10 @@ export function createLimits({
       const answer = shared?.available
         ? await shared.take(
             places.map(({ take }) => take),
-            PATIENT,
+            PLACES,
           )
         : undefined;
+      if (answer === UNANSWERED) return { taken: false, refused: 0, retryAfter: UNANSWERED_RETRY_SECONDS };
       /** What each counter knows after `answer` (none: counted here, `by` each). */
       const note = (after: TakeAnswer | undefined, by: number) => {
         for (const [index, { counter, entry }] of places.entries()) counter.noteTotal(entry, after, index, by);

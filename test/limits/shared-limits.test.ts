@@ -147,6 +147,41 @@ describe.runIf(TEST_REDIS_URL !== undefined)('limits shared through Redis', () =
     expect(logger.lines.join('\n')).not.toContain(String(port));
   });
 
+  it("a login's places that Redis, connected, leaves unanswered are refused and counted nowhere else", async () => {
+    const port = await freePort();
+    own = await startOwnRedis(port);
+    const logger = recordingLogger();
+    const machine = new LocalCounterStore();
+    const limits = createLimits({
+      redisUrl: own.url,
+      redisKeyPrefix: randomRedisPrefix(),
+      logger,
+      machineCounters: { available: true, take: async (takes, options) => machine.take(takes, options), close() {} },
+    });
+    opened.push(limits);
+    await logger.waitFor(CONNECTED);
+    const logins = limits.failureBudget('logins', { max: 5, windowSeconds: 900 });
+    const guesses = limits.failureBudget('guesses', { max: 5, windowSeconds: 900 });
+    own.pause();
+    try {
+      // Counted in the machine's counters as well, a place could pass the budget Redis holds.
+      expect(await limits.takePlaces([{ budget: logins, id: 'client' }])).toEqual({
+        taken: false,
+        refused: 0,
+        retryAfter: 1,
+      });
+      expect(machine.size).toBe(0);
+      // A failure on the API's path is answered all the same, counted across the machine meanwhile.
+      expect((await guesses.takeFailure('client'))?.retryAfter).toBe(0);
+      expect(machine.size).toBe(1);
+    } finally {
+      own.resume();
+    }
+    const places = await limits.takePlaces([{ budget: logins, id: 'client' }]);
+    expect(places.taken).toBe(true);
+    expect(machine.size).toBe(1);
+  });
+
   it("a worker, whose machine's counters the primary holds, says it counts across the machine's workers", async () => {
     const port = await freePort();
     own = await startOwnRedis(port);

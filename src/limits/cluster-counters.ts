@@ -3,6 +3,7 @@ import {
   type CounterStore,
   type CounterTake,
   LocalCounterStore,
+  SHARED_ONLY_TIMEOUT_MS,
   type TakeAnswer,
   UNANSWERED,
 } from './counter-store.js';
@@ -54,11 +55,14 @@ export function primaryCounters(): CounterStore & { close(): void } {
       if (!process.connected || process.send === undefined) return Promise.resolve(undefined);
       return new Promise<TakeAnswer | undefined>((resolve) => {
         const id = nextId++;
-        const timer = setTimeout(() => {
-          pending.delete(id);
-          // The primary is there, only slow: it may still count this take (see TakeOptions.sharedOnly).
-          resolve(sharedOnly && process.connected ? UNANSWERED : undefined);
-        }, ANSWER_TIMEOUT_MS);
+        const timer = setTimeout(
+          () => {
+            pending.delete(id);
+            // The primary is there, only slow: it may still count this take (see TakeOptions.sharedOnly).
+            resolve(sharedOnly && process.connected ? UNANSWERED : undefined);
+          },
+          sharedOnly ? SHARED_ONLY_TIMEOUT_MS : ANSWER_TIMEOUT_MS,
+        );
         pending.set(id, (answer) => {
           clearTimeout(timer);
           resolve(answer);

@@ -37,6 +37,13 @@ export interface TakeOptions {
   readonly sharedOnly?: boolean;
 }
 
+/**
+ * How long a `sharedOnly` take waits for the shared counters: given up on, it is refused, and it
+ * may still count where it was sent (on a machine slow enough to keep the answer from it, a place
+ * spent for nothing), so it waits longer than any other take.
+ */
+export const SHARED_ONLY_TIMEOUT_MS = 5_000;
+
 /** A `sharedOnly` take that the shared counters, still connected, did not answer in time. */
 export const UNANSWERED: TakeAnswer = Object.freeze({ taken: false, totals: [], moved: [] });
 

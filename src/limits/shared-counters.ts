@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { CounterStore, TakeAnswer } from './counter-store.js';
+import { type CounterStore, SHARED_ONLY_TIMEOUT_MS, type TakeAnswer } from './counter-store.js';
 
 /** The logger calls this module makes: pino's and Fastify's loggers both fit. */
 export interface LimitsLogger {
@@ -65,8 +65,9 @@ function answerOf(answer: unknown, count: number): TakeAnswer | undefined {
 
 /**
  * A take on the API's path that takes longer gives up (the request counts in the machine's
- * counters): Redis on loopback answers far sooner. A patient one (a login) waits longer: on a
- * loaded machine, a login counted elsewhere than the others' would not see them.
+ * counters): Redis on loopback answers far sooner. A patient one (a counted failure) waits longer:
+ * on a loaded machine, a failure counted elsewhere than the others' would not see them. One never
+ * counted elsewhere (a login's places) waits longest: see SHARED_ONLY_TIMEOUT_MS.
  */
 const COMMAND_TIMEOUT_MS = 250;
 const PATIENT_TIMEOUT_MS = 2_000;
@@ -92,7 +93,7 @@ export function createSharedCounters(
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
-    commandTimeout: PATIENT_TIMEOUT_MS,
+    commandTimeout: SHARED_ONLY_TIMEOUT_MS,
     connectTimeout: CONNECT_TIMEOUT_MS,
     retryStrategy: retryDelay,
   });
@@ -122,7 +123,7 @@ export function createSharedCounters(
     get available() {
       return state === 'up' && redis.status === 'ready';
     },
-    async take(takes, { partial = false, patient = false } = {}) {
+    async take(takes, { partial = false, patient = false, sharedOnly = false } = {}) {
       if (state !== 'up' || redis.status !== 'ready' || takes.length === 0) return undefined;
       const args: (string | number)[] = [takes.length, ...takes.map(({ key }) => key), partial ? 1 : 0];
       for (const { by, max, ttlMs } of takes) args.push(by, max, Math.ceil(ttlMs));
@@ -130,12 +131,12 @@ export function createSharedCounters(
       try {
         // ioredis sends the script's digest, and the script itself when Redis does not know it yet.
         const sent = (redis as ScriptedRedis).limitsTake(...args);
-        const answer = patient
+        const answer = sharedOnly
           ? await sent
           : await Promise.race([
               sent,
               new Promise((resolve) => {
-                timer = setTimeout(resolve, COMMAND_TIMEOUT_MS);
+                timer = setTimeout(resolve, patient ? PATIENT_TIMEOUT_MS : COMMAND_TIMEOUT_MS);
               }),
             ]);
         // A take given up on may still count in Redis: the budget is then only stricter.

@@ -29,6 +29,23 @@ describe.runIf(TEST_REDIS_URL !== undefined)('limits shared through Redis', () =
     return { limits, logger };
   }
 
+  /** Limits as a worker of `WORKERS` has them (the machine's counters beside), connected to a Redis of the test's own. */
+  async function asWorkerOnOwnRedis() {
+    const redis = await startOwnRedis(await freePort());
+    own = redis;
+    const logger = recordingLogger();
+    const machine = new LocalCounterStore();
+    const limits = createLimits({
+      redisUrl: redis.url,
+      redisKeyPrefix: randomRedisPrefix(),
+      logger,
+      machineCounters: { available: true, take: async (takes, options) => machine.take(takes, options), close() {} },
+    });
+    opened.push(limits);
+    await logger.waitFor(CONNECTED);
+    return { redis, limits, logger, machine };
+  }
+
   it('two instances enforce one failure budget: the failure that crosses it is seen where it happens', async () => {
     const prefix = randomRedisPrefix();
     const a = await connected(TEST_REDIS_URL as string, prefix);
@@ -148,21 +165,10 @@ describe.runIf(TEST_REDIS_URL !== undefined)('limits shared through Redis', () =
   });
 
   it("a login's places that Redis, connected, leaves unanswered are refused and counted nowhere else", async () => {
-    const port = await freePort();
-    own = await startOwnRedis(port);
-    const logger = recordingLogger();
-    const machine = new LocalCounterStore();
-    const limits = createLimits({
-      redisUrl: own.url,
-      redisKeyPrefix: randomRedisPrefix(),
-      logger,
-      machineCounters: { available: true, take: async (takes, options) => machine.take(takes, options), close() {} },
-    });
-    opened.push(limits);
-    await logger.waitFor(CONNECTED);
+    const { redis, limits, machine } = await asWorkerOnOwnRedis();
     const logins = limits.failureBudget('logins', { max: 5, windowSeconds: 900 });
     const guesses = limits.failureBudget('guesses', { max: 5, windowSeconds: 900 });
-    own.pause();
+    redis.pause();
     try {
       // Counted in the machine's counters as well, a place could pass the budget Redis holds.
       expect(await limits.takePlaces([{ budget: logins, id: 'client' }])).toEqual({
@@ -175,7 +181,7 @@ describe.runIf(TEST_REDIS_URL !== undefined)('limits shared through Redis', () =
       expect((await guesses.takeFailure('client'))?.retryAfter).toBe(0);
       expect(machine.size).toBe(1);
     } finally {
-      own.resume();
+      redis.resume();
     }
     const places = await limits.takePlaces([{ budget: logins, id: 'client' }]);
     expect(places.taken).toBe(true);
@@ -183,19 +189,8 @@ describe.runIf(TEST_REDIS_URL !== undefined)('limits shared through Redis', () =
   });
 
   it("a worker, whose machine's counters the primary holds, says it counts across the machine's workers", async () => {
-    const port = await freePort();
-    own = await startOwnRedis(port);
-    const logger = recordingLogger();
-    const machine = new LocalCounterStore();
-    const limits = createLimits({
-      redisUrl: own.url,
-      redisKeyPrefix: randomRedisPrefix(),
-      logger,
-      machineCounters: { available: true, take: async (takes, options) => machine.take(takes, options), close() {} },
-    });
-    opened.push(limits);
-    await logger.waitFor(CONNECTED);
-    await own.kill();
+    const { redis, limits, logger, machine } = await asWorkerOnOwnRedis();
+    await redis.kill();
     await logger.waitFor(LOST_TO_MACHINE);
     expect(logger.lines.filter((line) => LOST.test(line))).toEqual([]);
     // Counted in the machine's counters meanwhile.

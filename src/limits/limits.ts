@@ -146,7 +146,6 @@ function routeCounters(redis: SharedCounters | undefined, machine: CounterStore 
       if (redis.available) {
         const answer = await redis.take(takes, options);
         if (answer !== undefined) return answer;
-        if (options?.sharedOnly === true && redis.available) return UNANSWERED;
       }
       return machine?.take(takes, options);
     },

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { type CounterStore, SHARED_ONLY_TIMEOUT_MS, type TakeAnswer } from './counter-store.js';
+import { type CounterStore, SHARED_ONLY_TIMEOUT_MS, type TakeAnswer, UNANSWERED } from './counter-store.js';
 
 /** The logger calls this module makes: pino's and Fastify's loggers both fit. */
 export interface LimitsLogger {
@@ -119,12 +119,14 @@ export function createSharedCounters(
   // Each failed reconnection is an error event: the change of state above is all that is logged.
   redis.on('error', lost);
 
+  const connected = () => state === 'up' && redis.status === 'ready';
+
   return {
     get available() {
-      return state === 'up' && redis.status === 'ready';
+      return connected();
     },
     async take(takes, { partial = false, patient = false, sharedOnly = false } = {}) {
-      if (state !== 'up' || redis.status !== 'ready' || takes.length === 0) return undefined;
+      if (!connected() || takes.length === 0) return undefined;
       const args: (string | number)[] = [takes.length, ...takes.map(({ key }) => key), partial ? 1 : 0];
       for (const { by, max, ttlMs } of takes) args.push(by, max, Math.ceil(ttlMs));
       let timer: NodeJS.Timeout | undefined;
@@ -141,13 +143,15 @@ export function createSharedCounters(
             ]);
         // A take given up on may still count in Redis: the budget is then only stricter.
         if (answer === undefined) sent.catch(() => undefined);
-        return answerOf(answer, takes.length);
+        const answered = answerOf(answer, takes.length);
+        if (answered !== undefined) return answered;
       } catch {
         // A timeout or a connection lost mid-command: this time, the caller counts elsewhere.
-        return undefined;
       } finally {
         clearTimeout(timer);
       }
+      // Still connected, Redis may yet count it: see TakeOptions.sharedOnly.
+      return sharedOnly && connected() ? UNANSWERED : undefined;
     },
     async close() {
       closed = true;

@@ -13,7 +13,17 @@ describe('AnswerSigner', () => {
   const setup = () => {
     let clock = 1_795_900_000_000;
     const signer = new AnswerSigner({ current: { kid: 'kid-1', generation: 1, privateKey } }, () => clock);
-    return { signer, tick: (seconds: number) => (clock += seconds * 1000) };
+    return {
+      signer,
+      tick: (seconds: number) => (clock += seconds * 1000),
+      /** A validation's answer (200, POST, no query, no nonce) signed, as a request would have it. */
+      validate: (answer: Buffer) => signer.sign(200, 'POST', '/api/purchases/validation', '', undefined, answer),
+      /** What falls due now looked at, and the renewals it queued made. */
+      renewDue: async () => {
+        signer.renewDue();
+        await signer.renewed();
+      },
+    };
   };
   const body = (text: string) => Buffer.from(JSON.stringify({ status: 'success', data: text }));
   const createdOf = (signatureInput: string) => Number(/;created=(\d+);/.exec(signatureInput)?.[1]);
@@ -52,9 +62,9 @@ describe('AnswerSigner', () => {
   });
 
   it('gives a signature due for renewal at once and renews it beside the requests; past the minute, in front of them', async () => {
-    const { signer, tick } = setup();
+    const { signer, tick, validate } = setup();
     const answer = body('due');
-    const sign = () => signer.sign(200, 'POST', '/api/purchases/validation', '', undefined, answer);
+    const sign = () => validate(answer);
     const first = sign();
     tick(59);
     // Due (its renewal falls between 30 and 59 s), still given.
@@ -70,58 +80,55 @@ describe('AnswerSigner', () => {
   });
 
   it('renews answers first signed together at moments spread over the second half-minute, beside the requests', async () => {
-    const { signer, tick } = setup();
+    const { signer, tick, validate } = setup();
     const answers = Array.from({ length: 200 }, (_, at) => body(`code-${at}`));
-    const sign = (answer: Buffer) => signer.sign(200, 'POST', '/api/purchases/validation', '', undefined, answer);
-    const first = answers.map(sign);
+    const first = answers.map(validate);
     const made = createdOf(first[0]?.signatureInput as string);
     tick(29);
-    expect(answers.map(sign)).toEqual(first);
+    expect(answers.map(validate)).toEqual(first);
     tick(45 - 29);
     // Those due are still given as they were, asked twice over while their renewals are made.
-    expect(answers.map(sign)).toEqual(first);
-    expect(answers.map(sign)).toEqual(first);
+    expect(answers.map(validate)).toEqual(first);
+    expect(answers.map(validate)).toEqual(first);
     await signer.renewed();
-    const renewed = answers.map(sign).filter((signed, at) => signed.signature !== first[at]?.signature);
+    const renewed = answers.map(validate).filter((signed, at) => signed.signature !== first[at]?.signature);
     // 200 draws in 30 seconds: some before 45 s, some after (all on one side: one chance in 2^199).
     expect(renewed.length).toBeGreaterThan(0);
     expect(renewed.length).toBeLessThan(answers.length);
     for (const signed of renewed) expect(createdOf(signed.signatureInput)).toBe(made + 45);
     tick(15);
     await signer.renewed();
-    for (const signed of answers.map(sign)) {
+    for (const signed of answers.map(validate)) {
       expect(createdOf(signed.signatureInput)).toBeGreaterThan(made);
       expect(verifies(signed, 200, '/api/purchases/validation', '')).toBe(true);
     }
   });
 
   it('renews an answer asked again while its signature held when it falls due, before any request', async () => {
-    const { signer, tick } = setup();
+    const { signer, tick, validate, renewDue } = setup();
     const asked = body('asked again');
     const once = body('asked once');
-    const sign = (answer: Buffer) => signer.sign(200, 'POST', '/api/purchases/validation', '', undefined, answer);
-    const first = sign(asked);
+    const first = validate(asked);
     const made = createdOf(first.signatureInput);
-    const onceFirst = sign(once);
+    const onceFirst = validate(once);
     tick(10);
-    expect(sign(asked)).toEqual(first);
+    expect(validate(asked)).toEqual(first);
     // Both fall due between 30 and 59 s after they were made; neither is past its minute yet.
     tick(49);
-    signer.renewDue();
-    await signer.renewed();
+    await renewDue();
     // Renewed when it was looked at: the next request gets the new one, not the one it would renew.
-    const renewed = sign(asked);
+    const renewed = validate(asked);
     expect(createdOf(renewed.signatureInput)).toBe(made + 59);
     expect(verifies(renewed, 200, '/api/purchases/validation', '')).toBe(true);
     // Asked once, not renewed ahead: still the first, renewed only now that a request asks.
-    expect(sign(once)).toEqual(onceFirst);
+    expect(validate(once)).toEqual(onceFirst);
     signer.close();
   });
 
   it('renews ahead of requests twice after the last request, then no more', async () => {
-    const { signer, tick } = setup();
+    const { signer, tick, validate, renewDue } = setup();
     const answer = body('quiet');
-    const sign = () => signer.sign(200, 'POST', '/api/purchases/validation', '', undefined, answer);
+    const sign = () => validate(answer);
     const made = createdOf(sign().signatureInput);
     tick(1);
     // The last request.
@@ -129,8 +136,7 @@ describe('AnswerSigner', () => {
     // Each signature falls due within 59 s of being made: looked at 60, then 59 and 59 s on.
     for (const seconds of [60, 59, 59]) {
       tick(seconds);
-      signer.renewDue();
-      await signer.renewed();
+      await renewDue();
     }
     // Made at +61 and +120; the one made at +120 was not renewed at +179, and still holds.
     expect(createdOf(sign().signatureInput)).toBe(made + 120);
@@ -138,15 +144,14 @@ describe('AnswerSigner', () => {
   });
 
   it('stops looking at due signatures once closed; answers are still signed when asked', async () => {
-    const { signer, tick } = setup();
+    const { signer, tick, validate, renewDue } = setup();
     const answer = body('closing');
-    const sign = () => signer.sign(200, 'POST', '/api/purchases/validation', '', undefined, answer);
+    const sign = () => validate(answer);
     const made = createdOf(sign().signatureInput);
     sign();
     signer.close();
     tick(59);
-    signer.renewDue();
-    await signer.renewed();
+    await renewDue();
     // Not renewed ahead: the first is given (and renewed beside this request, as without the checks).
     expect(createdOf(sign().signatureInput)).toBe(made);
     tick(61);

@@ -14,6 +14,7 @@ import { jwksPlugin } from './openapi/jwks-plugin.js';
 import { openApiPlugin } from './openapi/openapi-plugin.js';
 import accessLog from './server/access-log.js';
 import { ApiDoor } from './server/api-door.js';
+import { closeIdleConnectionsWhileClosing } from './server/close-idle-connections.js';
 import errorHandling from './server/error-handling.js';
 import requestId from './server/request-id.js';
 import { applyServerLimits } from './server/server-limits.js';
@@ -134,6 +135,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   const app = Fastify(createServerOptions(logger, resolver, config.trustProxy, door));
   applyServerLimits(app.server, config.server);
+  closeIdleConnectionsWhileClosing(app);
   app.decorate('limits', limits);
   app.decorate('backgroundWriter', writer);
   app.decorate('signingKeys', signingKeys);

@@ -123,13 +123,9 @@ async function serve(config: Config, logger: Logger, loadDemo: boolean): Promise
       logger.error('requests still in flight after the grace period; exiting');
       process.exit(1);
     }, SHUTDOWN_GRACE_MS).unref();
-    // A keep-alive connection whose request finishes during the close goes idle and would hold the
-    // close open: close such connections as soon as they are idle.
-    const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
     await app.close();
     await follower?.stop();
     metricsServer?.close();
-    clearInterval(sweep);
     await store.close();
     logger.info('stopped');
     // Every line out before exiting: pino writes standard output asynchronously, and the exit's

@@ -99,11 +99,38 @@ export async function createTestApp(
     importLines,
     contract,
     async close() {
-      await app.close();
+      await closeTelling(app);
       await store.close();
       await database.drop();
     },
   };
+}
+
+/** How long a close may take before what it still waits for is written to standard error. */
+const SLOW_CLOSE_MS = 30_000;
+
+/**
+ * Closes the app; a close still running after SLOW_CLOSE_MS says on standard error whether the
+ * server still holds connections or the app's own close hooks are what it waits for, every
+ * SLOW_CLOSE_MS until it ends (a hook timing out says nothing of why).
+ */
+async function closeTelling(app: FastifyInstance): Promise<void> {
+  let serverClosed = !app.server.listening;
+  app.server.once('close', () => {
+    serverClosed = true;
+  });
+  const started = Date.now();
+  const tell = setInterval(() => {
+    app.server.getConnections((_error, count) => {
+      const waiting = serverClosed ? 'its close hooks' : `the server, ${count} connection(s) open`;
+      process.stderr.write(`test app still closing after ${Date.now() - started} ms: waiting for ${waiting}\n`);
+    });
+  }, SLOW_CLOSE_MS);
+  try {
+    await app.close();
+  } finally {
+    clearInterval(tell);
+  }
 }
 
 /**

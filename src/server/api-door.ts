@@ -14,6 +14,7 @@ import type { RouteMetrics, ServiceMetrics } from '../metrics/service-metrics.js
 import { type AnswerSigner, isValidNonce, NONCE_HEADER } from '../signing/answer-signer.js';
 import type { ErrorKind } from '../variants/error-kinds.js';
 import type { VariantResolver, VariantRuntime } from '../variants/variant-runtime.js';
+import { AnswerWrites } from './answer-writes.js';
 import { BODY_LIMIT } from './body-limit.js';
 import type { BodyOutcome } from './body-outcome.js';
 import { classifyError, reportFailure } from './error-classifier.js';
@@ -165,8 +166,7 @@ class DoorReply implements JsonReply {
     );
     res.writeHead(this.statusCode, headers);
     // A HEAD answer is the GET's head: same status and headers, its length included, no body.
-    if (this.method === 'HEAD') res.end();
-    else res.end(payload);
+    this.door.writes.end(res, this.method === 'HEAD' ? undefined : payload);
     this.record(this.statusCode, performance.now() - this.started);
     return this;
   }
@@ -186,9 +186,9 @@ class DoorReply implements JsonReply {
  * from node:http, whatever its method, body or outcome; everything else (the workspace, the admin
  * API, the docs, health) goes on to Fastify. One pipeline, in this order: request id, the Host
  * rule, the route and its method (404, 405 with `Allow`), the client's budget, the body (JSON, form
- * or multipart, within the limit), the endpoint, and the answer counted and logged. Fastify's
- * lifecycle per request cost as much as the API's own work; nothing here is done per request that
- * could be done once.
+ * or multipart, within the limit), the endpoint, and the answer counted, logged and written with the
+ * others of its event-loop turn (see answer-writes.ts). Fastify's lifecycle per request cost as much
+ * as the API's own work; nothing here is done per request that could be done once.
  */
 export class ApiDoor {
   readonly metrics: ServiceMetrics;
@@ -196,6 +196,8 @@ export class ApiDoor {
   /** The access line is written at debug level only; read once, as the level is the process's. */
   readonly accessLog: boolean;
   readonly signer: AnswerSigner;
+  /** Where every answer goes to be written, with the others of its turn. */
+  readonly writes = new AnswerWrites();
   private readonly api: Api;
   private readonly resolver: VariantResolver;
   private readonly routeStates = new Map<ApiRoute, RouteState>();

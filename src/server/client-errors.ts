@@ -16,8 +16,11 @@ const REASONS: Partial<Record<number, string>> = { 400: 'Bad Request', 408: 'Req
  * Neither is an error of the service's, so nothing is logged above debug.
  */
 export function answerClientError(resolver: VariantResolver, error: NodeJS.ErrnoException, socket: Socket): void {
-  // The answer in progress on this socket, when Node had already read the request's headers.
-  const response = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
+  // The answer in progress on this socket, when Node had already read the request's headers. One
+  // whole and handed to the socket (a request before these bytes, just answered) is done with:
+  // what is written now follows it.
+  const attached = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
+  const response = attached?.writableEnded ? undefined : attached;
   if (error.code === 'ECONNRESET' || !socket.writable || response?.headersSent) {
     socket.destroy();
     return;

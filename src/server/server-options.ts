@@ -31,6 +31,9 @@ export function createServerOptions(
       // Node answers an Expect it does not know with an empty 417 unless told otherwise; RFC 9110
       // 10.1.1 lets a server ignore it, and so the request is answered as if it had none.
       server.on('checkExpectation', handle);
+      // Bytes that are no request, read behind a request whose answer is held (answer-writes.ts),
+      // close the connection once answered: the answers held are written first.
+      server.prependListener('clientError', door.writes.flush);
       return server;
     },
     loggerInstance: logger,

@@ -11,12 +11,9 @@ const SWEEP_MS = 100;
  */
 export function closeIdleConnectionsWhileClosing(app: FastifyInstance): void {
   app.addHook('preClose', async () => {
+    // Never listening, or closed already: no connection to sweep, and no close event to come.
+    if (!app.server.listening) return;
     const sweep = setInterval(() => app.server.closeIdleConnections(), SWEEP_MS);
-    // Never listening, or closed already: the server's close event has come or never will.
-    if (!app.server.listening) {
-      clearInterval(sweep);
-      return;
-    }
     app.server.once('close', () => clearInterval(sweep));
   });
 }

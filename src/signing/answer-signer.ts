@@ -53,6 +53,12 @@ interface KnownBody {
   readonly contentDigest: string;
   /** The status, method and target of the last signature made without a nonce for this body (see `answerOf`), and that signature. */
   answer: string | undefined;
+  /**
+   * `answer`'s parts, compared one by one when the body is asked for again: a target that names an
+   * item or a page is one of thousands, and building its text for each request to find it again
+   * cost more than the rest of a remembered signature's lookup.
+   */
+  target: AnswerTarget | undefined;
   signed: Signed | undefined;
   /** Whether its renewal is queued. */
   renewal: boolean;
@@ -218,6 +224,7 @@ export class AnswerSigner {
       known = {
         contentDigest: contentDigestOf(body),
         answer: undefined,
+        target: undefined,
         signed: undefined,
         renewal: false,
         quietRenewals: 0,
@@ -228,16 +235,25 @@ export class AnswerSigner {
     if (nonce !== undefined) {
       return { contentDigest, ...this.signedWithNonce(created, { status, method, path, query }, nonce, contentDigest) };
     }
-    const answer = this.answerOf(status, method, path, query);
-    let last = known.answer === answer ? known.signed : undefined;
+    const target = known.target;
+    const asked =
+      target !== undefined &&
+      target.status === status &&
+      target.method === method &&
+      target.path === path &&
+      target.query === query;
+    const answer = asked ? (known.answer as string) : this.answerOf(status, method, path, query);
+    let last = asked || known.answer === answer ? known.signed : undefined;
     if (last === undefined) {
       // Another Buffer with the same bytes, signed for the same answer.
       last = this.remembered.get(`${answer} ${contentDigest}`);
       if (last !== undefined) {
+        const renewal = { known, status, method, path, query, answer };
         known.answer = answer;
+        known.target = renewal;
         known.signed = last;
         // Renewed ahead of requests as this Buffer, which is the one asked for from now on.
-        this.checkWhenDue({ renewal: { known, status, method, path, query, answer }, signed: last });
+        this.checkWhenDue({ renewal, signed: last });
       }
     }
     if (last !== undefined && created - last.created < REUSE_SECONDS && last.kid === this.keys.current.kid) {
@@ -283,6 +299,7 @@ export class AnswerSigner {
     const signed = { created, renewAt: renewalOf(created), kid, signatureInput, signature };
     this.remembered.set(key, signed);
     known.answer = answer;
+    known.target = renewal;
     known.signed = signed;
     this.checkWhenDue({ renewal, signed });
     return { signatureInput, signature };

@@ -28,10 +28,16 @@ describe('AnswerSigner', () => {
   const body = (text: string) => Buffer.from(JSON.stringify({ status: 'success', data: text }));
   const createdOf = (signatureInput: string) => Number(/;created=(\d+);/.exec(signatureInput)?.[1]);
   /** Verifies the signature over the base RFC 9421 makes of these parts (no nonce). */
-  const verifies = (signed: ReturnType<AnswerSigner['sign']>, status: number, path: string, query: string) => {
+  const verifies = (
+    signed: ReturnType<AnswerSigner['sign']>,
+    status: number,
+    path: string,
+    query: string,
+    method = 'POST',
+  ) => {
     const params = signed.signatureInput.slice('sig1='.length);
     const base =
-      `"@status": ${status}\n"content-digest": ${signed.contentDigest}\n"@method";req: POST\n` +
+      `"@status": ${status}\n"content-digest": ${signed.contentDigest}\n"@method";req: ${method}\n` +
       `"@path";req: ${path}\n"@query";req: ?${query}\n"@signature-params": ${params}`;
     const signature = Buffer.from(signed.signature.slice('sig1=:'.length, -1), 'base64');
     return verify(null, Buffer.from(base), publicKey, signature);
@@ -48,17 +54,30 @@ describe('AnswerSigner', () => {
     expect(signer.sign(200, 'POST', '/api/purchases/validation', '', undefined, Buffer.from(answer))).toEqual(first);
   });
 
-  it('signs the same Buffer again for another status or target, each verifying for its own', () => {
+  it('signs the same Buffer again for another status, method, path or query, each verifying for its own', () => {
     const { signer } = setup();
     const answer = body('shared');
     const validation = signer.sign(200, 'POST', '/api/purchases/validation', '', undefined, answer);
     const other = signer.sign(200, 'POST', '/pt/api/purchases/validation', '', undefined, answer);
     const refused = signer.sign(404, 'POST', '/api/purchases/validation', '', undefined, answer);
-    expect(new Set([validation.signature, other.signature, refused.signature]).size).toBe(3);
+    const asGet = signer.sign(200, 'GET', '/api/purchases/validation', '', undefined, answer);
+    const queried = signer.sign(200, 'POST', '/api/purchases/validation', 'item_id=007', undefined, answer);
+    const signatures = [validation, other, refused, asGet, queried].map((signed) => signed.signature);
+    expect(new Set(signatures).size).toBe(5);
     expect(verifies(other, 200, '/pt/api/purchases/validation', '')).toBe(true);
     expect(verifies(refused, 404, '/api/purchases/validation', '')).toBe(true);
-    // And back: the first target's signature is still the one given.
-    expect(signer.sign(200, 'POST', '/api/purchases/validation', '', undefined, answer)).toEqual(validation);
+    expect(verifies(asGet, 200, '/api/purchases/validation', '', 'GET')).toBe(true);
+    expect(verifies(queried, 200, '/api/purchases/validation', 'item_id=007')).toBe(true);
+    // And back, each the same Buffer asked for in turn: every target's signature is still its own.
+    for (const [signed, status, method, query] of [
+      [validation, 200, 'POST', ''],
+      [queried, 200, 'POST', 'item_id=007'],
+      [asGet, 200, 'GET', ''],
+      [refused, 404, 'POST', ''],
+      [validation, 200, 'POST', ''],
+    ] as const) {
+      expect(signer.sign(status, method, '/api/purchases/validation', query, undefined, answer)).toEqual(signed);
+    }
   });
 
   it('gives a signature due for renewal at once and renews it beside the requests; past the minute, in front of them', async () => {

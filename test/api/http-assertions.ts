@@ -100,11 +100,19 @@ export function form(
   };
 }
 
-/** The seconds RateLimit-Reset may show for a request sent between `before` and `after`. */
+/**
+ * How far behind Date.now() the server's reading of a request's time may be: it derives the wall
+ * time from performance.now() and an offset read with Date.now()'s whole milliseconds once a
+ * second (src/server/wall-clock.ts), so it may fall up to a millisecond before a reading taken
+ * just ahead of the request, and a little more as the two clocks drift within that second.
+ */
+const SERVER_CLOCK_SLACK_MS = 2;
+
+/** The seconds RateLimit-Reset may show for a request sent between `before` and `after` (Date.now() readings). */
 export function resetsBetween(before: number, after: number, windowSeconds: number): string[] {
   const at = (time: number) => {
     const windowMs = windowSeconds * 1000;
     return String(Math.max(1, Math.ceil(((Math.floor(time / windowMs) + 1) * windowMs - time) / 1000)));
   };
-  return [...new Set([at(before), at(after)])];
+  return [...new Set([at(before - SERVER_CLOCK_SLACK_MS), at(before), at(after)])];
 }

@@ -51,14 +51,13 @@ interface Signed {
  */
 interface KnownBody {
   readonly contentDigest: string;
-  /** The status, method and target of the last signature made without a nonce for this body (see `answerOf`), and that signature. */
-  answer: string | undefined;
   /**
-   * `answer`'s parts, compared one by one when the body is asked for again: a target that names an
-   * item or a page is one of thousands, and building its text for each request to find it again
-   * cost more than the rest of a remembered signature's lookup.
+   * The answer (status, method, target and their text, see `answerOf`) of the last signature made
+   * without a nonce for this body, and that signature. Its parts are compared one by one when the
+   * body is asked for again: a target that names an item or a page is one of thousands, and
+   * building its text for each request to find it again cost more than the rest of the lookup.
    */
-  target: AnswerTarget | undefined;
+  answered: Renewal | undefined;
   signed: Signed | undefined;
   /** Whether its renewal is queued. */
   renewal: boolean;
@@ -223,8 +222,7 @@ export class AnswerSigner {
     if (known === undefined) {
       known = {
         contentDigest: contentDigestOf(body),
-        answer: undefined,
-        target: undefined,
+        answered: undefined,
         signed: undefined,
         renewal: false,
         quietRenewals: 0,
@@ -235,22 +233,21 @@ export class AnswerSigner {
     if (nonce !== undefined) {
       return { contentDigest, ...this.signedWithNonce(created, { status, method, path, query }, nonce, contentDigest) };
     }
-    const target = known.target;
+    const { answered } = known;
     const asked =
-      target !== undefined &&
-      target.status === status &&
-      target.method === method &&
-      target.path === path &&
-      target.query === query;
-    const answer = asked ? (known.answer as string) : this.answerOf(status, method, path, query);
-    let last = asked || known.answer === answer ? known.signed : undefined;
+      answered !== undefined &&
+      answered.status === status &&
+      answered.method === method &&
+      answered.path === path &&
+      answered.query === query;
+    const answer = asked ? answered.answer : this.answerOf(status, method, path, query);
+    let last = asked ? known.signed : undefined;
     if (last === undefined) {
       // Another Buffer with the same bytes, signed for the same answer.
       last = this.remembered.get(`${answer} ${contentDigest}`);
       if (last !== undefined) {
         const renewal = { known, status, method, path, query, answer };
-        known.answer = answer;
-        known.target = renewal;
+        known.answered = renewal;
         known.signed = last;
         // Renewed ahead of requests as this Buffer, which is the one asked for from now on.
         this.checkWhenDue({ renewal, signed: last });
@@ -298,8 +295,7 @@ export class AnswerSigner {
     if (this.remembered.size >= REMEMBERED_ANSWERS && !this.remembered.has(key)) this.remembered.clear();
     const signed = { created, renewAt: renewalOf(created), kid, signatureInput, signature };
     this.remembered.set(key, signed);
-    known.answer = answer;
-    known.target = renewal;
+    known.answered = renewal;
     known.signed = signed;
     this.checkWhenDue({ renewal, signed });
     return { signatureInput, signature };
@@ -389,9 +385,9 @@ export class AnswerSigner {
       const renewal = this.renewals[this.done++] as Renewal;
       renewal.known.renewal = false;
       const created = Math.floor(this.now() / 1000);
-      const { answer, signed } = renewal.known;
+      const { answered, signed } = renewal.known;
       // Renewed meanwhile (by a request past its minute): nothing to do.
-      if (answer === renewal.answer && signed !== undefined && created < signed.renewAt) continue;
+      if (answered?.answer === renewal.answer && signed !== undefined && created < signed.renewAt) continue;
       const { kid, privateKey } = this.keys.current;
       const { params, base } = signatureBase(created, kid, renewal, undefined, renewal.known.contentDigest);
       this.inFlight++;

@@ -55,4 +55,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # npm start's command and flags (package.json), without npm in between: node gets SIGTERM itself
 # and stops gracefully.
-CMD ["node", "--max-semi-space-size=4", "--no-allocation-site-pretenuring", "--no-memory-reducer", "dist/src/main.js"]
+CMD ["node", "--max-semi-space-size=4", "--no-allocation-site-pretenuring", "dist/src/main.js"]

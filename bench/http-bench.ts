@@ -43,7 +43,7 @@ type StoreKind = 'sqlite' | 'postgres';
 const { values: args } = parseArgs({
   options: {
     seconds: { type: 'string', default: '10' },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
     cases: { type: 'string', default: ALL_CASES.join(',') },
     store: { type: 'string', default: 'sqlite,postgres' },
     connections: { type: 'string', default: '50' },
@@ -385,10 +385,20 @@ async function timeBigSeller(port: number) {
 type Row = Awaited<ReturnType<typeof benchCaseOn>>;
 
 type ServerName = 'server' | 'contract' | 'fastify' | 'baseline';
-/** The order the four servers are measured in, in the first round; each round starts one further on. */
+/** The four servers, in the order they are measured in even rounds (see roundOrder). */
 const SERVER_ORDER: readonly ServerName[] = ['server', 'contract', 'fastify', 'baseline'];
 
-/** One case on one store: warm-up, then ROUNDS rounds of the four servers in rotating order. */
+/**
+ * The order of one round: the server and the contract floor, whose ratio is the target, back to
+ * back in every round, each first in every other round; then the two context servers, likewise.
+ * The machine's speed here moved by up to half from one 10 s run to the next with nothing else
+ * running and no time stolen, so the two runs compared are taken as close together as they can be.
+ */
+function roundOrder(round: number): readonly ServerName[] {
+  return round % 2 === 0 ? SERVER_ORDER : ['contract', 'server', 'baseline', 'fastify'];
+}
+
+/** One case on one store: warm-up, then ROUNDS rounds of the four servers (see roundOrder). */
 async function benchCaseOn(
   store: StoreKind,
   benchCase: Case,
@@ -424,10 +434,8 @@ async function benchCaseOn(
   const transactionsBefore = await settledTransactions();
   const rounds: Record<ServerName, Kept>[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    // Rotate which goes first, so drift in the machine's speed falls on all four.
     const measured: Partial<Record<ServerName, Kept>> = {};
-    for (let n = 0; n < SERVER_ORDER.length; n++) {
-      const name = SERVER_ORDER[(round + n) % SERVER_ORDER.length] as ServerName;
+    for (const name of roundOrder(round)) {
       measured[name] = await measureQuiet(targets[name], benchCase, requestsFile, SECONDS);
       if (name === 'server') serverIdleSince = performance.now();
     }

@@ -8,15 +8,16 @@ export interface WriterThreadData {
 }
 
 /**
- * A flush's gathered days as posted to the writer thread (see packDeltas): per delta, eight numbers
- * and, a thousand deltas to a string, their code keys and the sketches sent, as JSON arrays.
+ * A flush's gathered days as posted to the writer thread (see packDeltas): per delta, nine numbers;
+ * the code keys' UTF-8 bytes; and the sketches sent, a thousand deltas' to a JSON array.
  */
 export interface PackedDeltas {
   readonly count: number;
   /** The sellers the deltas name, once each, as a JSON array. */
   readonly accounts: string;
   readonly days: readonly string[];
-  readonly codeKeys: readonly string[];
+  /** Every delta's code key, one after the other (each one's end is among its numbers). */
+  readonly codeKeys: Uint8Array;
   readonly numbers: Float64Array;
   /** The sketches sent, in the deltas' order: a counts-only delta's is not, unless asked for. */
   readonly sketches: readonly string[];

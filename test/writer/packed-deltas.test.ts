@@ -16,7 +16,7 @@ function gatheredDays(count: number): { day: ActivityDay; delta: ActivityDelta }
     for (let hash = 1; hash <= (at % 4) + 1; hash++) sketch.add(hash * 7919 + at);
     const day: ActivityDay = {
       account: ACCOUNTS[at % ACCOUNTS.length] as string,
-      codeKey: `code-${at}_${'x'.repeat(at % 90)}`,
+      codeKey: `code-${at}_${(at % 7 === 0 ? 'ç🙂' : 'x').repeat(at % 90)}`,
       day: DAYS[at % DAYS.length] as string,
       validations: (at % 13) + 1,
       firstSeen: 1_795_900_000_000 + at,
@@ -49,7 +49,9 @@ describe('a flush packed for the writer thread', () => {
         false,
       ),
     );
-    expect(packed.codeKeys).toHaveLength(3);
+    // The keys go as their UTF-8 bytes, one after the other, and nothing more (past the first guess of their size).
+    expect(Buffer.from(packed.codeKeys).toString('utf8')).toBe(gathered.map(({ delta }) => delta.codeKey).join(''));
+    expect(packed.codeKeys.byteLength).toBeGreaterThan(48 * gathered.length);
     expect(JSON.parse(packed.accounts)).toEqual(ACCOUNTS);
     const rows = new Float64Array(packed.count).fill(Number.NaN);
     const unpacked = unpackDeltas(packed, rows);

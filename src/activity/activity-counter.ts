@@ -1,6 +1,7 @@
 import type { ActivityDelta, Store } from '../store/store.js';
 import { forEachInTurns } from '../threads/event-loop-turns.js';
 import { DAY_MS, dayOf, sketchWithStored, windowStart } from './activity-days.js';
+import { FlushQueue, type Queueable } from './flush-queue.js';
 import { NetworkSketch } from './network-sketch.js';
 
 /** How often old days are looked for: the drop is cheap (an indexed delete), and days end daily. */
@@ -65,28 +66,70 @@ export interface ActivityCounterOptions {
   readonly now?: () => number;
 }
 
-/** One code's validations on one day, as gathered, kept between flushes. */
-interface Gathered {
-  readonly account: string;
-  readonly codeKey: string;
-  readonly day: string;
-  /** Counted since the last write. */
-  validations: number;
+/**
+ * One code's validations on one day, as gathered, kept between flushes. While a flush writes it,
+ * the entry is also that flush's delta: `validations` and `networksStored` say what the flush
+ * took, while `counted` gathers the validations that come meanwhile. No object is made per code
+ * for a flush: one that lived as long as a write takes outlived the young generation, and the old
+ * generation collected it with pauses on the thread that answers requests.
+ */
+class GatheredDay implements ActivityDelta, Queueable<GatheredDay> {
+  /** Counted since a flush last took the entry. */
+  counted = 0;
   /** The first and last validation this process counted that day (min and max: written again, they change nothing). */
   firstSeen: number;
   lastSeen: number;
   /** Every network this process saw the code validated from that day. */
-  readonly sketch: NetworkSketch;
+  readonly sketch = new NetworkSketch();
   /** The address of the last validation: the same client again (most are) changes no sketch. */
-  lastAddress: string | undefined;
+  lastAddress: string | undefined = undefined;
   /** Whether the sketch holds a network not written yet. */
-  fresh: boolean;
+  fresh = false;
   /** Whether this process wrote the day: its sketch then is in the stored one, as it was. */
-  stored: boolean;
+  stored = false;
   /** Where the store said it keeps the day (see ActivityDelta.storedRow). */
-  storedRow: number | undefined;
-  /** Whether it waits for the next flush. */
-  queued: boolean;
+  storedRow: number | undefined = undefined;
+  /** Whether it waits for the next flush (see FlushQueue). */
+  queued = false;
+  nextQueued: GatheredDay | undefined = undefined;
+  /** The validations the flush writing the entry took (the last flush's, once written). */
+  validations = 0;
+  /** Whether that flush found every network of the entry written already: it adds counts only. */
+  networksStored = false;
+
+  constructor(
+    readonly account: string,
+    readonly codeKey: string,
+    readonly day: string,
+    at: number,
+  ) {
+    this.firstSeen = at;
+    this.lastSeen = at;
+  }
+
+  /** Taken by a flush: what it adds moves from `counted` to `validations`. */
+  take(): void {
+    this.validations = this.counted;
+    this.networksStored = this.stored && !this.fresh;
+    this.counted = 0;
+    this.fresh = false;
+    this.queued = false;
+  }
+
+  /** The flush's write failed: what it took is counted again, to be written with the next. */
+  giveBack(): void {
+    this.counted += this.validations;
+    this.validations = 0;
+    if (!this.networksStored) this.fresh = true;
+  }
+
+  rowStored(row: number): void {
+    this.storedRow = row;
+  }
+
+  sketchWith(stored: string | undefined): { readonly sketch: string; readonly networks: number } {
+    return sketchWithStored(this.sketch, stored);
+  }
 }
 
 /**
@@ -102,42 +145,6 @@ export const KEPT_CODES = 100_000;
  */
 export const FLUSH_PART = 10_000;
 
-/**
- * What a flush adds for the entry: its `validations` counted, its sketch merged only when
- * `networksStored` is false. One object per code, its methods on its prototype: a flush holds
- * thousands of them for as long as its write takes, so they outlive the young generation, and
- * every object and closure more per code was garbage the old generation collected with pauses.
- */
-class GatheredDelta implements ActivityDelta {
-  readonly account: string;
-  readonly codeKey: string;
-  readonly day: string;
-  readonly firstSeen: number;
-  readonly lastSeen: number;
-  readonly storedRow: number | undefined;
-
-  constructor(
-    private readonly entry: Gathered,
-    readonly validations: number,
-    readonly networksStored: boolean,
-  ) {
-    this.account = entry.account;
-    this.codeKey = entry.codeKey;
-    this.day = entry.day;
-    this.firstSeen = entry.firstSeen;
-    this.lastSeen = entry.lastSeen;
-    this.storedRow = entry.storedRow;
-  }
-
-  rowStored(row: number): void {
-    this.entry.storedRow = row;
-  }
-
-  sketchWith(stored: string | undefined): { readonly sketch: string; readonly networks: number } {
-    return sketchWithStored(this.entry.sketch, stored);
-  }
-}
-
 export function createActivityCounter(
   store: Pick<Store, 'recordActivity' | 'dropActivityBefore'>,
   options: ActivityCounterOptions,
@@ -150,11 +157,11 @@ export function createActivityCounter(
   clockTimer?.unref();
   const validationTime = options.now ?? (() => ticked);
   /** By day, then by code (by account and code for a code counted for two sellers that day). */
-  const days = new Map<string, Map<string, Gathered>>();
-  let queue: Gathered[] = [];
-  /** Per account, its entries in `queue`. */
-  const queuedOf = new Map<string, number>();
-  let today: Map<string, Gathered> | undefined;
+  const days = new Map<string, Map<string, GatheredDay>>();
+  const queue = new FlushQueue<GatheredDay>();
+  /** Each full part of a flush, the same array every time (see FlushQueue). */
+  const fullPart = new Array<GatheredDay>(FLUSH_PART);
+  let today: Map<string, GatheredDay> | undefined;
   let currentDay = '';
   let dayEnds = 0;
   let closed = false;
@@ -168,54 +175,17 @@ export function createActivityCounter(
     return map;
   };
 
-  const gathered = (map: Map<string, Gathered>, account: string, codeKey: string, day: string, at: number) => {
+  const gathered = (map: Map<string, GatheredDay>, account: string, codeKey: string, day: string, at: number) => {
     let entry = map.get(codeKey);
     if (entry !== undefined && entry.account === account) return entry;
     // The same code validated for another seller the same day: it changed hands (an import).
     const key = entry === undefined ? codeKey : `${account}\n${codeKey}`;
     entry = map.get(key);
     if (entry === undefined) {
-      entry = {
-        account,
-        codeKey,
-        day,
-        validations: 0,
-        firstSeen: at,
-        lastSeen: at,
-        sketch: new NetworkSketch(),
-        lastAddress: undefined,
-        fresh: false,
-        stored: false,
-        storedRow: undefined,
-        queued: false,
-      };
+      entry = new GatheredDay(account, codeKey, day, at);
       map.set(key, entry);
     }
     return entry;
-  };
-
-  const enqueue = (entry: Gathered) => {
-    if (entry.queued) return;
-    entry.queued = true;
-    queue.push(entry);
-    queuedOf.set(entry.account, (queuedOf.get(entry.account) ?? 0) + 1);
-  };
-
-  /** The queued entries to write now (all, or `account`'s), taken out of the queue. */
-  const take = (account: string | undefined): Gathered[] => {
-    if (account === undefined) {
-      const taken = queue;
-      queue = [];
-      queuedOf.clear();
-      return taken;
-    }
-    if (!queuedOf.has(account)) return [];
-    queuedOf.delete(account);
-    const taken: Gathered[] = [];
-    const kept: Gathered[] = [];
-    for (const entry of queue) (entry.account === account ? taken : kept).push(entry);
-    queue = kept;
-    return taken;
   };
 
   /** Lets go of the days before today once written, and of written codes past KEPT_CODES. */
@@ -234,30 +204,23 @@ export function createActivityCounter(
   };
 
   /** Writes `part` of a flush in one store call: whether it was written (if not, all it held waits again). */
-  const writePart = async (part: readonly Gathered[]): Promise<boolean> => {
+  const writePart = async (part: readonly GatheredDay[]): Promise<boolean> => {
     // Validations that come while the flush is written count towards the next one. Those that
     // come between two turns of this loop count towards this flush if their entry is not taken
-    // yet (it is still marked queued, so nothing queues it again), the next one if it is.
-    const deltas: ActivityDelta[] = [];
-    await forEachInTurns(part, (entry) => {
-      deltas.push(new GatheredDelta(entry, entry.validations, entry.stored && !entry.fresh));
-      entry.validations = 0;
-      entry.fresh = false;
-      entry.queued = false;
-    });
+    // yet (it is still marked queued, so nothing queues it again), the next one if it is. The
+    // times they widen may reach this write: a validation's time written early changes nothing.
+    await forEachInTurns(part, (entry) => entry.take());
     try {
       // One write transaction for up to FLUSH_PART codes (the store lets requests in between its
       // rows): written in transactions of a few hundred codes, each page of the day's rows went to
       // the write-ahead log again and again.
-      await store.recordActivity(deltas);
+      await store.recordActivity(part);
     } catch (error) {
       // Nothing of it was written: everything it held goes back.
-      part.forEach((entry, at) => {
-        const delta = deltas[at] as ActivityDelta;
-        entry.validations += delta.validations;
-        if (!delta.networksStored) entry.fresh = true;
-        enqueue(entry);
-      });
+      for (const entry of part) {
+        entry.giveBack();
+        queue.push(entry);
+      }
       onError(error);
       return false;
     }
@@ -268,17 +231,20 @@ export function createActivityCounter(
   };
 
   const writeGathered = async (account: string | undefined) => {
-    const taken = take(account);
-    for (let start = 0; start < taken.length; start += FLUSH_PART) {
-      if (await writePart(taken.slice(start, start + FLUSH_PART))) continue;
+    const taken = queue.take(account);
+    if (taken.remaining === 0) return;
+    while (taken.remaining > 0) {
+      if (await writePart(taken.nextPart(fullPart))) continue;
       // The parts after a failed one were not tried: they wait for the next flush, as it does.
-      for (const entry of taken.slice(start + FLUSH_PART)) {
+      taken.forEachLeft((entry) => {
         entry.queued = false;
-        enqueue(entry);
-      }
-      return;
+        queue.push(entry);
+      });
+      break;
     }
-    if (taken.length > 0) forget();
+    // The part's array keeps no entry alive that the days let go of.
+    fullPart.fill(undefined as unknown as GatheredDay);
+    forget();
   };
 
   let flushing: Promise<void> = Promise.resolve();
@@ -315,7 +281,7 @@ export function createActivityCounter(
           }
           // A marked entry let go of by `forget` is still counted and written: it is queued
           // below, and a flush writes what it holds whether or not the day's map still has it.
-          let entry = mark as unknown as Gathered | undefined;
+          let entry = mark as unknown as GatheredDay | undefined;
           if (
             entry === undefined ||
             entry.day !== currentDay ||
@@ -324,14 +290,14 @@ export function createActivityCounter(
           ) {
             entry = gathered(today, account, codeKey, currentDay, at);
           }
-          entry.validations++;
+          entry.counted++;
           if (at > entry.lastSeen) entry.lastSeen = at;
           if (at < entry.firstSeen) entry.firstSeen = at;
           if (address !== undefined && address !== entry.lastAddress) {
             entry.lastAddress = address;
             if (entry.sketch.add(networkHash(address))) entry.fresh = true;
           }
-          enqueue(entry);
+          queue.push(entry);
           return entry as unknown as ActivityMark;
         }
       : () => undefined,

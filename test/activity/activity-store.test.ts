@@ -69,6 +69,26 @@ describe.each(TEST_STORES)('the activity tables (%s)', (kind) => {
     expect(await store.dropActivityBefore('2026-03-02')).toBe(2);
     expect((await store.activityDays('ann', ['c1', 'c2'], '0000-01-01')).map((d) => d.day)).toEqual(['2026-03-02']);
   });
+
+  it('add each counts-only delta once: to its stored day, or written whole when its day is not stored', async () => {
+    await store.recordActivity(
+      [day('k1', '2026-03-07', [1, 2]), day('k3', '2026-03-07', [5])].map((d) => activityDelta(d)),
+    );
+    // Stored, not stored, stored, then a delta with networks of its own: one flush.
+    await store.recordActivity([
+      activityDelta(day('k1', '2026-03-07', [1], 3), true),
+      activityDelta(day('k2', '2026-03-07', [7, 8], 2), true),
+      activityDelta(day('k3', '2026-03-07', [5], 4), true),
+      activityDelta(day('k4', '2026-03-07', [9], 1), false),
+    ]);
+    const days = await store.activityDays('ann', ['k1', 'k2', 'k3', 'k4'], '2026-03-07');
+    expect(days.map((d) => [d.codeKey, d.validations, d.networks])).toEqual([
+      ['k1', 5, 2],
+      ['k2', 2, 2],
+      ['k3', 5, 1],
+      ['k4', 1, 1],
+    ]);
+  });
 });
 
 describe('the activity tables on SQLite', () => {

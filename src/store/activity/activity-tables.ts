@@ -123,21 +123,22 @@ export class ActivityTables {
           db,
           batch.filter((delta) => delta.networksStored),
         );
-        const whole = batch.filter((delta) => !counted.has(dayKey(rowKeyOf(delta))));
+        const whole = batch.filter((delta) => !counted.has(delta));
         if (whole.length > 0) await this.writeWhole(db, whole);
       }
     });
   }
 
   /**
-   * Adds the deltas' counts to their stored days in one statement: the keys of the days that were
+   * Adds the deltas' counts to their stored days in one statement: the deltas whose days were
    * stored. The keys arrive as parallel arrays joined through `unnest`, which PostgreSQL plans as
    * one primary-key probe per delta; a list of row tuples (or a VALUES list) of the same size was
-   * planned as a scan of the whole table once it held millions of days.
+   * planned as a scan of the whole table once it held millions of days. The days come back as
+   * their deltas' places, not their keys: a flush on the API's thread reads no string per code.
    */
-  private async addCounts(db: Kysely<ActivityDatabase>, deltas: readonly ActivityDelta[]): Promise<Set<string>> {
+  private async addCounts(db: Kysely<ActivityDatabase>, deltas: readonly ActivityDelta[]): Promise<Set<ActivityDelta>> {
     if (deltas.length === 0) return new Set();
-    const { rows } = await sql<{ account: string; code_key: string; day: string }>`
+    const { rows } = await sql<{ at: number }>`
       UPDATE purchase_activity AS stored
       SET validations = stored.validations + delta.validations,
           first_seen = least(stored.first_seen, delta.first_seen),
@@ -149,10 +150,10 @@ export class ActivityTables {
         ${deltas.map((delta) => delta.validations)}::bigint[],
         ${deltas.map((delta) => delta.firstSeen)}::bigint[],
         ${deltas.map((delta) => delta.lastSeen)}::bigint[]
-      ) AS delta (account, code_key, day, validations, first_seen, last_seen)
+      ) WITH ORDINALITY AS delta (account, code_key, day, validations, first_seen, last_seen, at)
       WHERE stored.account = delta.account AND stored.code_key = delta.code_key AND stored.day = delta.day
-      RETURNING stored.account, stored.code_key, stored.day`.execute(db);
-    return new Set(rows.map(dayKey));
+      RETURNING delta.at::int4 AS at`.execute(db);
+    return new Set(rows.map(({ at }) => deltas[at - 1] as ActivityDelta));
   }
 
   /** Reads the deltas' stored days (joined as `addCounts` joins them), and writes each back with its delta added (or new). */

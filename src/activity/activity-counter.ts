@@ -233,8 +233,11 @@ export function createActivityCounter(
   const writeGathered = async (account: string | undefined) => {
     const taken = queue.take(account);
     if (taken.remaining === 0) return;
+    let fullPartUsed = false;
     while (taken.remaining > 0) {
-      if (await writePart(taken.nextPart(fullPart))) continue;
+      const part = taken.nextPart(fullPart);
+      fullPartUsed ||= part === fullPart;
+      if (await writePart(part)) continue;
       // The parts after a failed one were not tried: they wait for the next flush, as it does.
       taken.forEachLeft((entry) => {
         entry.queued = false;
@@ -242,8 +245,9 @@ export function createActivityCounter(
       });
       break;
     }
-    // The part's array keeps no entry alive that the days let go of.
-    fullPart.fill(undefined as unknown as GatheredDay);
+    // The part's array keeps no entry alive that the days let go of. A flush smaller than a part
+    // (one seller's, before its report) left it empty: nothing to clear.
+    if (fullPartUsed) fullPart.fill(undefined as unknown as GatheredDay);
     forget();
   };
 

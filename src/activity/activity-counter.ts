@@ -233,11 +233,8 @@ export function createActivityCounter(
   const writeGathered = async (account: string | undefined) => {
     const taken = queue.take(account);
     if (taken.remaining === 0) return;
-    let fullPartUsed = false;
     while (taken.remaining > 0) {
-      const part = taken.nextPart(fullPart);
-      fullPartUsed ||= part === fullPart;
-      if (await writePart(part)) continue;
+      if (await writePart(taken.nextPart(fullPart))) continue;
       // The parts after a failed one were not tried: they wait for the next flush, as it does.
       taken.forEachLeft((entry) => {
         entry.queued = false;
@@ -246,8 +243,8 @@ export function createActivityCounter(
       break;
     }
     // The part's array keeps no entry alive that the days let go of. A flush smaller than a part
-    // (one seller's, before its report) left it empty: nothing to clear.
-    if (fullPartUsed) fullPart.fill(undefined as unknown as GatheredDay);
+    // (one seller's, before its report) left it empty (a part fills it from its start): nothing to clear.
+    if (fullPart[0] !== undefined) fullPart.fill(undefined as unknown as GatheredDay);
     forget();
   };
 

@@ -7,6 +7,9 @@ export interface Queueable<T> {
   nextQueued: T | undefined;
 }
 
+/** Sellers whose count is kept between flushes, at most (see FlushQueue's `sizeOf`): a few megabytes when full. */
+export const SELLERS_COUNTED = 50_000;
+
 /**
  * The entries that wait for a flush, linked through the entries themselves: queueing one (on the
  * first validation of a code since the last flush) allocates nothing, and a flush takes them as a
@@ -17,7 +20,12 @@ export class FlushQueue<T extends Queueable<T>> {
   private first: T | undefined;
   private last: T | undefined;
   private size = 0;
-  /** Per seller, its entries in the queue. */
+  /**
+   * Per seller, its entries in the queue (0 for a seller none of whose entries waits). Set to 0 at a
+   * whole take rather than cleared: a map of thousands of sellers grown again after every flush
+   * made a table of each size on the way, the last one living until the next flush, out of the
+   * young generation and into the old one's garbage.
+   */
   private readonly sizeOf = new Map<string, number>();
 
   /** Queues `entry` unless it is queued (or taken and not yet handed to its write). */
@@ -41,12 +49,12 @@ export class FlushQueue<T extends Queueable<T>> {
       const taken = new TakenEntries(this.first, this.size);
       this.first = this.last = undefined;
       this.size = 0;
-      this.sizeOf.clear();
+      this.resetSizes();
       return taken;
     }
     const count = this.sizeOf.get(account);
-    if (count === undefined) return new TakenEntries<T>(undefined, 0);
-    this.sizeOf.delete(account);
+    if (count === undefined || count === 0) return new TakenEntries<T>(undefined, 0);
+    this.sizeOf.set(account, 0);
     let takenFirst: T | undefined;
     let takenLast: T | undefined;
     let keptLast: T | undefined;
@@ -69,6 +77,20 @@ export class FlushQueue<T extends Queueable<T>> {
     this.last = keptLast;
     this.size -= count;
     return new TakenEntries(takenFirst, count);
+  }
+
+  /** How many sellers have a count kept, waiting or not (see `sizeOf`). */
+  get sellersCounted(): number {
+    return this.sizeOf.size;
+  }
+
+  private resetSizes(): void {
+    // Sellers who validated once and never again would stay counted for good: past the bound, a fresh map.
+    if (this.sizeOf.size > SELLERS_COUNTED) {
+      this.sizeOf.clear();
+      return;
+    }
+    for (const account of this.sizeOf.keys()) this.sizeOf.set(account, 0);
   }
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FlushQueue, type Queueable } from '../../src/activity/flush-queue.js';
+import { FlushQueue, type Queueable, SELLERS_COUNTED } from '../../src/activity/flush-queue.js';
 
 class Entry implements Queueable<Entry> {
   queued = false;
@@ -84,5 +84,33 @@ describe('the queue of entries waiting for a flush', () => {
     expect(left).toEqual(['e2', 'e3', 'e4']);
     expect(taken.remaining).toBe(0);
     expect(partsOf(queue.take(), 10)).toEqual([['e0', 'e2', 'e3', 'e4']]);
+  });
+
+  it('counts each seller afresh after a whole take, keeping the sellers seen up to a bound', () => {
+    const queue = new FlushQueue<Entry>();
+    const first = ['ann', 'bob', 'ann'].map((account, at) => new Entry(account, `e${at}`));
+    for (const entry of first) queue.push(entry);
+    expect(partsOf(queue.take(), 10)).toEqual([['e0', 'e1', 'e2']]);
+    // Both sellers stay counted, at nothing waiting.
+    expect(queue.sellersCounted).toBe(2);
+    expect(queue.take('ann').remaining).toBe(0);
+    expect(queue.take('bob').remaining).toBe(0);
+    const second = ['bob', 'ann', 'bob'].map((account, at) => new Entry(account, `f${at}`));
+    for (const entry of second) queue.push(entry);
+    const bob = queue.take('bob');
+    expect(bob.remaining).toBe(2);
+    expect(partsOf(bob, 10)).toEqual([['f0', 'f2']]);
+    expect(partsOf(queue.take('ann'), 10)).toEqual([['f1']]);
+    expect(queue.take().remaining).toBe(0);
+
+    // Past the bound, the sellers counted start again from none.
+    for (let at = 0; at <= SELLERS_COUNTED; at++) queue.push(new Entry(`seller${at}`, `s${at}`));
+    expect(queue.sellersCounted).toBe(SELLERS_COUNTED + 3);
+    expect(queue.take().remaining).toBe(SELLERS_COUNTED + 1);
+    expect(queue.sellersCounted).toBe(0);
+    const late = new Entry('ann', 'late');
+    queue.push(late);
+    expect(queue.sellersCounted).toBe(1);
+    expect(partsOf(queue.take('ann'), 10)).toEqual([['late']]);
   });
 });

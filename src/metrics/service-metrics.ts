@@ -1,5 +1,6 @@
-import { Counter, collectDefaultMetrics, Registry } from 'prom-client';
+import { Counter, Registry } from 'prom-client';
 import { type HistogramSeries, LocalHistogram } from './local-histogram.js';
+import { collectProcessMetrics } from './process-metrics.js';
 
 /** How a validation ended: a valid code, or why not (SPEC 2.2.4). */
 export type ValidationOutcome = 'valid' | 'invalid' | 'refunded' | 'cancelled';
@@ -100,10 +101,10 @@ interface RouteSeries {
   readonly latency: HistogramSeries;
 }
 
-/** The metrics over a registry of their own (plus Node's default process metrics). */
+/** The metrics over a registry of their own (plus Node's default process metrics, see collectProcessMetrics). */
 export function createServiceMetrics(): ServiceMetrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  collectProcessMetrics(registry);
   // Request tallies in the order each series was first counted: prom-client writes series in that order.
   const requestTallies: Tally[] = [];
   const requests = new Counter({

@@ -398,14 +398,24 @@ function describeRequest(options: InjectOptions): string {
   return `${options.method} ${String(options.url).slice(0, 200)} ${JSON.stringify(options.headers).slice(0, 300)} ${JSON.stringify(shown)}`;
 }
 
+/**
+ * The path the server sees from `app.inject`: light-my-request parses the URL as WHATWG URL does,
+ * so dot segments are already resolved (`/.` arrives as `/`, `/pt/.` as `/pt/`), and a URL that
+ * starts with `//` is taken as a path on its own host, not as another host.
+ */
+function injectedPath(url: string): string {
+  const base = 'http://localhost';
+  return new URL(url.startsWith('//') ? `${base}${url}` : url, base).pathname;
+}
+
 /** A browser's GET or HEAD of a variant's base (`/`, `/pt`): the front page answers it (src/web/front-page.ts). */
 function isFrontPageRequest(options: InjectOptions): boolean {
   const method = String(options.method);
-  const path = String(options.url).split('?', 1)[0];
+  const path = injectedPath(String(options.url));
   const accept = (options.headers as Record<string, unknown> | undefined)?.accept;
   return (
     (method === 'GET' || method === 'HEAD') &&
-    ['/', '/pt', '/pt/'].includes(path ?? '') &&
+    ['/', '/pt', '/pt/'].includes(path) &&
     typeof accept === 'string' &&
     accept.includes('text/html')
   );
@@ -453,7 +463,20 @@ describe.each(TEST_STORES)('%s store', (kind) => {
         };
         await injectChecked(options);
       }),
-      { numRuns },
+      {
+        numRuns,
+        // Paths whose dot segments the URL parser resolves: a browser's `/.` is the front page.
+        examples: ['/.', '/pt/.', '/pt/..', '//api/items/all'].map(
+          (examplePath): ['GET', string, string, { accept: 'text/html' }, undefined, string] => [
+            'GET',
+            examplePath,
+            '',
+            { accept: 'text/html' },
+            undefined,
+            '10.1.0.1',
+          ],
+        ),
+      },
     );
   });
 

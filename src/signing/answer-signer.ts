@@ -30,11 +30,13 @@ export interface AnswerSignature {
 }
 
 /**
- * A remembered signature, as small as it can be kept (the working set holds tens of thousands):
- * the digest is in its key already, and the signature's parameters are the same string for every
- * answer signed in the same second with the same key.
+ * A remembered signature, as small as it can be kept (the working set holds tens of thousands, and
+ * each is made again every minute): the digest is in its key already, its answer is one of the
+ * signer's kept answers (see AnswerSigner.answerOf), and the signature's parameters are the same
+ * string for every answer signed in the same second with the same key.
  */
 interface Signed {
+  readonly answer: Answer;
   readonly created: number;
   /** The second from which it is made again (see REUSE_SECONDS). */
   readonly renewAt: number;
@@ -52,12 +54,11 @@ interface Signed {
 interface KnownBody {
   readonly contentDigest: string;
   /**
-   * The answer (status, method, target and their text, see `answerOf`) of the last signature made
-   * without a nonce for this body, and that signature. Its parts are compared one by one when the
-   * body is asked for again: a target that names an item or a page is one of thousands, and
-   * building its text for each request to find it again cost more than the rest of the lookup.
+   * The last signature made without a nonce for this body. Its answer's parts are compared one by
+   * one when the body is asked for again: a target that names an item or a page is one of
+   * thousands, and building its text for each request to find it again cost more than the rest
+   * of the lookup.
    */
-  answered: Renewal | undefined;
   signed: Signed | undefined;
   /** Whether its renewal is queued. */
   renewal: boolean;
@@ -122,16 +123,18 @@ interface AnswerTarget {
   readonly query: string;
 }
 
-/** An answer whose signature is due for renewal, as it was asked for. */
-interface Renewal extends AnswerTarget {
-  readonly known: KnownBody;
-  readonly answer: string;
+/** An answer's target with its text (status, method, path and query), which keys `remembered` with the body's digest. */
+interface Answer extends AnswerTarget {
+  readonly text: string;
 }
 
-/** A signature made for an answer, looked at again when it falls due. */
-interface Check {
-  readonly renewal: Renewal;
-  readonly signed: Signed;
+/**
+ * The signatures that fall due in one second, each beside the body it was made for (two arrays,
+ * not an object per signature: one is made for every signature, every minute).
+ */
+interface DueChecks {
+  readonly bodies: KnownBody[];
+  readonly signed: Signed[];
 }
 
 /** The signature's parameters and RFC 9421's signature base for the answer. */
@@ -183,19 +186,20 @@ export class AnswerSigner {
   private readonly bodies = new WeakMap<Buffer, KnownBody>();
   /** The last nonce-free `Signature-Input`, shared by the answers signed with it. */
   private lastInput: { readonly created: number; readonly kid: string; readonly value: string } | undefined;
-  private readonly renewals: Renewal[] = [];
+  /** The bodies whose signatures are to be renewed, for the answer of their last one. */
+  private readonly renewals: KnownBody[] = [];
   /** How many of `renewals` are taken: the queue starts there. */
   private done = 0;
   /** Renewals being signed on the thread pool. */
   private inFlight = 0;
   private readonly whenRenewed: (() => void)[] = [];
   /**
-   * The answers' texts (status, method, target) as first made, so that the thousands of bodies
-   * answered for the same target (every validation's) hold one copy of it, not one each.
+   * The answers (status, method, target and their text) as first made, so that the thousands of
+   * signatures made for the same target (every validation's) hold one copy of it, not one each.
    */
-  private readonly answers = new Map<string, string>();
+  private readonly answers = new Map<string, Answer>();
   /** The signatures made, by the second they fall due (see renewDue). */
-  private readonly checks = new Map<number, Check[]>();
+  private readonly checks = new Map<number, DueChecks>();
   private checksKept = 0;
   private checkTimer: NodeJS.Timeout | undefined;
   private closed = false;
@@ -220,70 +224,62 @@ export class AnswerSigner {
     const created = Math.floor(this.now() / 1000);
     let known = this.bodies.get(body);
     if (known === undefined) {
-      known = {
-        contentDigest: contentDigestOf(body),
-        answered: undefined,
-        signed: undefined,
-        renewal: false,
-        quietRenewals: 0,
-      };
+      known = { contentDigest: contentDigestOf(body), signed: undefined, renewal: false, quietRenewals: 0 };
       this.bodies.set(body, known);
     }
     const { contentDigest } = known;
     if (nonce !== undefined) {
       return { contentDigest, ...this.signedWithNonce(created, { status, method, path, query }, nonce, contentDigest) };
     }
-    const { answered } = known;
-    const asked =
-      answered !== undefined &&
-      answered.status === status &&
-      answered.method === method &&
-      answered.path === path &&
-      answered.query === query;
-    const answer = asked ? answered.answer : this.answerOf(status, method, path, query);
-    let last = asked ? known.signed : undefined;
-    if (last === undefined) {
+    let last = known.signed;
+    let answer = last?.answer;
+    if (
+      answer === undefined ||
+      answer.status !== status ||
+      answer.method !== method ||
+      answer.path !== path ||
+      answer.query !== query
+    ) {
+      answer = this.answerOf(status, method, path, query);
       // Another Buffer with the same bytes, signed for the same answer.
-      last = this.remembered.get(`${answer} ${contentDigest}`);
+      last = this.remembered.get(`${answer.text} ${contentDigest}`);
       if (last !== undefined) {
-        const renewal = { known, status, method, path, query, answer };
-        known.answered = renewal;
         known.signed = last;
         // Renewed ahead of requests as this Buffer, which is the one asked for from now on.
-        this.checkWhenDue({ renewal, signed: last });
+        this.checkWhenDue(known, last);
       }
     }
     if (last !== undefined && created - last.created < REUSE_SECONDS && last.kid === this.keys.current.kid) {
       known.quietRenewals = QUIET_RENEWALS;
       // Once queued, the requests until its renewal is made build nothing for it.
-      if (created >= last.renewAt && !known.renewal) this.renewLater({ known, status, method, path, query, answer });
+      if (created >= last.renewAt && !known.renewal) this.renewLater(known);
       return { contentDigest, signatureInput: last.signatureInput, signature: last.signature };
     }
-    return { contentDigest, ...this.remember(created, { known, status, method, path, query, answer }) };
+    return { contentDigest, ...this.remember(created, known, answer) };
   }
 
-  /** The text naming an answer's status, method and target, the same string each time it is asked for again. */
-  private answerOf(status: number, method: string, path: string, query: string): string {
-    const made = `${status} ${method} ${path}?${query}`;
-    const kept = this.answers.get(made);
+  /** The answer for a status, method and target, the same object each time it is asked for again. */
+  private answerOf(status: number, method: string, path: string, query: string): Answer {
+    const text = `${status} ${method} ${path}?${query}`;
+    const kept = this.answers.get(text);
     if (kept !== undefined) return kept;
     // Targets naming an item or a page are many: past the bound, they start again.
     if (this.answers.size >= KEPT_ANSWER_TEXTS) this.answers.clear();
-    this.answers.set(made, made);
-    return made;
+    const answer = { status, method, path, query, text };
+    this.answers.set(text, answer);
+    return answer;
   }
 
   /** Signs the answer now, and remembers the signature for it. */
-  private remember(created: number, renewal: Renewal) {
+  private remember(created: number, known: KnownBody, answer: Answer) {
     const { kid, privateKey } = this.keys.current;
-    const { params, base } = signatureBase(created, kid, renewal, undefined, renewal.known.contentDigest);
+    const { params, base } = signatureBase(created, kid, answer, undefined, known.contentDigest);
     const signature = signatureOf(sign(null, base, privateKey));
-    return this.keep(created, kid, params, signature, renewal);
+    return this.keep(created, kid, params, signature, known, answer);
   }
 
   /** Remembers a signature made for the answer (see `remembered`, KnownBody). */
-  private keep(created: number, kid: string, params: string, signature: string, renewal: Renewal) {
-    const { known, answer } = renewal;
+  private keep(created: number, kid: string, params: string, signature: string, known: KnownBody, answer: Answer) {
     const input = this.lastInput;
     const signatureInput =
       input !== undefined && input.created === created && input.kid === kid
@@ -291,23 +287,25 @@ export class AnswerSigner {
         : `${SIGNATURE_LABEL}=${params}`;
     this.lastInput = { created, kid, value: signatureInput };
     // A validation's code is in its body, not its target: the body's digest is part of the key.
-    const key = `${answer} ${known.contentDigest}`;
+    const key = `${answer.text} ${known.contentDigest}`;
     if (this.remembered.size >= REMEMBERED_ANSWERS && !this.remembered.has(key)) this.remembered.clear();
-    const signed = { created, renewAt: renewalOf(created), kid, signatureInput, signature };
+    const signed = { answer, created, renewAt: renewalOf(created), kid, signatureInput, signature };
     this.remembered.set(key, signed);
-    known.answered = renewal;
     known.signed = signed;
-    this.checkWhenDue({ renewal, signed });
+    this.checkWhenDue(known, signed);
     return { signatureInput, signature };
   }
 
-  /** Looks at the signature again when it falls due (see renewDue). */
-  private checkWhenDue(check: Check): void {
+  /** Looks at the body's signature again when it falls due (see renewDue). */
+  private checkWhenDue(known: KnownBody, signed: Signed): void {
     if (this.closed || this.checksKept >= CHECKS_KEPT) return;
-    const second = check.signed.renewAt;
+    const second = signed.renewAt;
     const due = this.checks.get(second);
-    if (due === undefined) this.checks.set(second, [check]);
-    else due.push(check);
+    if (due === undefined) this.checks.set(second, { bodies: [known], signed: [signed] });
+    else {
+      due.bodies.push(known);
+      due.signed.push(signed);
+    }
     this.checksKept++;
     if (this.checkTimer === undefined) {
       this.checkTimer = setInterval(() => this.renewDue(), CHECK_EVERY_MS);
@@ -326,13 +324,14 @@ export class AnswerSigner {
     for (const [second, due] of this.checks) {
       if (second > now) continue;
       this.checks.delete(second);
-      this.checksKept -= due.length;
-      for (const { renewal, signed } of due) {
-        const { known } = renewal;
+      const { bodies, signed } = due;
+      this.checksKept -= bodies.length;
+      for (let at = 0; at < bodies.length; at++) {
+        const known = bodies[at] as KnownBody;
         // Renewed or replaced since, asked for by nobody lately, or queued by a request already.
-        if (known.signed !== signed || known.quietRenewals === 0 || known.renewal) continue;
+        if (known.signed !== signed[at] || known.quietRenewals === 0 || known.renewal) continue;
         known.quietRenewals--;
-        this.renewLater(renewal);
+        this.renewLater(known);
       }
     }
     if (this.checks.size === 0) this.stopChecking();
@@ -367,11 +366,11 @@ export class AnswerSigner {
     return new Promise((resolve) => this.whenRenewed.push(resolve));
   }
 
-  /** Queues the answer's renewal, not queued yet (a queue as long as the answers remembered, at most: past it, they wait for their next request). */
-  private renewLater(renewal: Renewal): void {
+  /** Queues the renewal of the body's signature, not queued yet (a queue as long as the answers remembered, at most: past it, they wait for their next request). */
+  private renewLater(known: KnownBody): void {
     if (this.renewals.length - this.done >= REMEMBERED_ANSWERS) return;
-    renewal.known.renewal = true;
-    this.renewals.push(renewal);
+    known.renewal = true;
+    this.renewals.push(known);
     this.renewSome();
   }
 
@@ -382,19 +381,20 @@ export class AnswerSigner {
    */
   private renewSome(): void {
     while (this.inFlight < RENEWALS_IN_FLIGHT && this.done < this.renewals.length) {
-      const renewal = this.renewals[this.done++] as Renewal;
-      renewal.known.renewal = false;
+      const known = this.renewals[this.done++] as KnownBody;
+      known.renewal = false;
       const created = Math.floor(this.now() / 1000);
-      const { answered, signed } = renewal.known;
-      // Renewed meanwhile (by a request past its minute): nothing to do.
-      if (answered?.answer === renewal.answer && signed !== undefined && created < signed.renewAt) continue;
+      const { signed } = known;
+      // Renewed meanwhile (by a request past its minute, or for another answer): nothing to do.
+      if (signed === undefined || created < signed.renewAt) continue;
+      const { answer } = signed;
       const { kid, privateKey } = this.keys.current;
-      const { params, base } = signatureBase(created, kid, renewal, undefined, renewal.known.contentDigest);
+      const { params, base } = signatureBase(created, kid, answer, undefined, known.contentDigest);
       this.inFlight++;
       sign(null, base, privateKey, (error, signature) => {
         this.inFlight--;
         // A failure leaves the signature it would have replaced: past its minute, a request makes one.
-        if (error === null) this.keep(created, kid, params, signatureOf(signature), renewal);
+        if (error === null) this.keep(created, kid, params, signatureOf(signature), known, answer);
         this.renewSome();
       });
     }

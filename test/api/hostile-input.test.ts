@@ -2,6 +2,7 @@ import { type AddressInfo, connect } from 'node:net';
 import fc from 'fast-check';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { injectedPath } from '../helpers/injected-path.js';
 import { createTestApp, TEST_STORES, type TestApp, VARIANTS } from '../helpers/test-app.js';
 import { ALL_LINES, ITEMS, KEYS, PURCHASES, UNKNOWN_KEY } from './fixtures.js';
 import { rawExchange } from './raw-exchange.js';
@@ -396,16 +397,6 @@ function describeRequest(options: InjectOptions): string {
   const payload = options.payload as string | Buffer | undefined;
   const shown = payload === undefined ? '' : String(payload).slice(0, 200);
   return `${options.method} ${String(options.url).slice(0, 200)} ${JSON.stringify(options.headers).slice(0, 300)} ${JSON.stringify(shown)}`;
-}
-
-/**
- * The path the server sees from `app.inject`: light-my-request parses the URL as WHATWG URL does,
- * so dot segments are already resolved (`/.` arrives as `/`, `/pt/.` as `/pt/`), and a URL that
- * starts with `//` is taken as a path on its own host, not as another host.
- */
-function injectedPath(url: string): string {
-  const base = 'http://localhost';
-  return new URL(url.startsWith('//') ? `${base}${url}` : url, base).pathname;
 }
 
 /** A browser's GET or HEAD of a variant's base (`/`, `/pt`): the front page answers it (src/web/front-page.ts). */

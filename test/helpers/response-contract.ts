@@ -8,6 +8,7 @@ import { MAX_DECIMALS } from '../../src/schemas/resource-schemas.js';
 import { routeResponseSchemas, unroutedResponseSchemas } from '../../src/schemas/response-schemas.js';
 import { createVariantResolver } from '../../src/variants/variant-runtime.js';
 import type { VariantTexts } from '../../src/variants/variant-texts.js';
+import { injectedPath } from './injected-path.js';
 import { assertMarketbobAnswer, MARKETBOB_OPERATIONS } from './marketbob-contract.js';
 
 /**
@@ -131,16 +132,14 @@ export function createContractChecker(config: Config): ContractChecker {
     },
     check(request, response) {
       const options = typeof request === 'string' ? { url: request } : request;
-      // Resolved as the request's own URL is (dot segments), but always as a path: `//x` is no host.
-      const raw = String(options.url ?? options.path ?? '/');
-      const url = new URL(`http://localhost${raw.startsWith('/') ? '' : '/'}${raw}`);
+      const pathname = injectedPath(String(options.url ?? options.path ?? '/'));
       const headers = (options.headers ?? {}) as Record<string, string | undefined>;
       const host = headers.host ?? headers.Host ?? 'localhost:80';
-      const { variant, rest } = resolver.forPath(url.pathname, host);
+      const { variant, rest } = resolver.forPath(pathname, host);
       const path = withoutTrailingSlash(rest);
       // The other surfaces (docs, the workspace pages, the admin API, health) are not the contract's
       // answers; their own tests check them.
-      if (OTHER_SURFACES.some((surface) => surface.test(path)) || /^\/(admin\/|healthz$|readyz$)/.test(url.pathname)) {
+      if (OTHER_SURFACES.some((surface) => surface.test(path)) || /^\/(admin\/|healthz$|readyz$)/.test(pathname)) {
         return;
       }
       // The front page a browser gets at a base (its JSON 404 for anyone else is the contract's).
@@ -157,7 +156,7 @@ export function createContractChecker(config: Config): ContractChecker {
         }
         return;
       }
-      const where = `${method} ${url.pathname} → ${response.statusCode}`;
+      const where = `${method} ${pathname} → ${response.statusCode}`;
       if (method === 'HEAD') {
         if (response.body !== '') throw new Error(`${where}: a HEAD answer has a body`);
         checked += 1;

@@ -93,8 +93,8 @@ function renewalOf(created: number): number {
   return created + REUSE_SECONDS / 2 + Math.floor(Math.random() * (REUSE_SECONDS / 2));
 }
 
-/** Answer texts kept, at most (see AnswerSigner.answerOf). */
-const KEPT_ANSWER_TEXTS = 4_096;
+/** Answers (status, method, target) kept, at most (see AnswerSigner.answerOf). */
+const KEPT_ANSWERS = 4_096;
 
 /** Renewals being signed at once, at most: as many as libuv's thread pool has threads by default. */
 const RENEWALS_IN_FLIGHT = 4;
@@ -264,7 +264,7 @@ export class AnswerSigner {
     const kept = this.answers.get(text);
     if (kept !== undefined) return kept;
     // Targets naming an item or a page are many: past the bound, they start again.
-    if (this.answers.size >= KEPT_ANSWER_TEXTS) this.answers.clear();
+    if (this.answers.size >= KEPT_ANSWERS) this.answers.clear();
     const answer = { status, method, path, query, text };
     this.answers.set(text, answer);
     return answer;

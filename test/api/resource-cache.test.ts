@@ -13,6 +13,7 @@ describe.each(TEST_STORES)('the resource cache on %s', (kind) => {
   let t: TestApp;
   let lookups = 0;
   let codeLookups = 0;
+  let itemLookups = 0;
   let cache: ResourceCache;
 
   beforeAll(async () => {
@@ -26,6 +27,12 @@ describe.each(TEST_STORES)('the resource cache on %s', (kind) => {
           return (digest: string) => {
             lookups++;
             return target.accountByKeyDigest(digest);
+          };
+        }
+        if (property === 'item') {
+          return (id: number) => {
+            itemLookups++;
+            return target.item(id);
           };
         }
         if (property === 'purchase') {
@@ -78,5 +85,31 @@ describe.each(TEST_STORES)('the resource cache on %s', (kind) => {
     expect(codeLookups).toBe(flood);
     expect(await cache.purchase('unknown-code-0', variant)).toBeUndefined();
     expect(codeLookups).toBe(flood + 1);
+  });
+
+  it('keeps the answer of an item and a purchase in every variant once made: asked again, none is read again', async () => {
+    const variants = t.config.variants.map((config, index) => createVariantRuntime(config, index));
+    expect(variants.length).toBeGreaterThan(1);
+    const made = [];
+    for (const variant of variants) {
+      const item = await cache.item(302, variant);
+      const purchase = await cache.purchase(CODE, variant);
+      made.push([item?.answer[variant.index], purchase?.json[variant.index]]);
+    }
+    for (const [item, purchase] of made) {
+      expect(item).toBeInstanceOf(Buffer);
+      expect(purchase).toBeInstanceOf(Buffer);
+    }
+    itemLookups = 0;
+    codeLookups = 0;
+    for (const variant of variants) {
+      const item = await cache.item(302, variant);
+      const purchase = await cache.purchase(CODE, variant);
+      expect([item?.answer[variant.index], purchase?.json[variant.index]]).toStrictEqual(made[variant.index]);
+      // The very bytes made the first time, not made again.
+      expect(item?.answer[variant.index]).toBe(made[variant.index]?.[0]);
+      expect(purchase?.json[variant.index]).toBe(made[variant.index]?.[1]);
+    }
+    expect({ itemLookups, codeLookups }).toStrictEqual({ itemLookups: 0, codeLookups: 0 });
   });
 });

@@ -90,7 +90,7 @@ describe.each(TEST_STORES)('the resource cache on %s', (kind) => {
   it('keeps the answer of an item and a purchase in every variant once made: asked again, none is read again', async () => {
     const variants = t.config.variants.map((config, index) => createVariantRuntime(config, index));
     expect(variants.length).toBeGreaterThan(1);
-    const made = [];
+    const made: (Buffer | undefined)[][] = [];
     for (const variant of variants) {
       const item = await cache.item(302, variant);
       const purchase = await cache.purchase(CODE, variant);
@@ -105,7 +105,6 @@ describe.each(TEST_STORES)('the resource cache on %s', (kind) => {
     for (const variant of variants) {
       const item = await cache.item(302, variant);
       const purchase = await cache.purchase(CODE, variant);
-      expect([item?.answer[variant.index], purchase?.json[variant.index]]).toStrictEqual(made[variant.index]);
       // The very bytes made the first time, not made again.
       expect(item?.answer[variant.index]).toBe(made[variant.index]?.[0]);
       expect(purchase?.json[variant.index]).toBe(made[variant.index]?.[1]);

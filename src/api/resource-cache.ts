@@ -146,8 +146,8 @@ const sizeOfItem = (entry: CachedItem) =>
 
 /**
  * Per-variant texts with `text` as `variant`'s, the other variants' kept. Made at its length: a
- * store past the end of a copy grew it to V8's 17 slots, 152 bytes, on 160,000 cached entries
- * some 24 MB of heap where 2 slots take 32 bytes.
+ * store past the end of a copy grew it to V8's 17 slots, 152 bytes: on the bench's caches 157,824
+ * such lists, some 24 MB of heap, where 2 slots take 32 bytes.
  */
 function withText(texts: readonly (Buffer | undefined)[], variant: VariantRuntime, text: Buffer) {
   const copy = new Array<Buffer | undefined>(Math.max(texts.length, variant.index + 1));

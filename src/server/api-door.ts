@@ -18,6 +18,7 @@ import { AnswerWrites } from './answer-writes.js';
 import { BODY_LIMIT } from './body-limit.js';
 import type { BodyOutcome } from './body-outcome.js';
 import { classifyError, reportFailure } from './error-classifier.js';
+import { integerText } from './integer-text.js';
 import { readBody } from './request-body.js';
 import { requestIdOf } from './request-id.js';
 import { pathOf } from './url-path.js';
@@ -83,8 +84,8 @@ const NO_QUERY: unknown = Object.freeze(Object.create(null));
  * The answer's status and headers, written in one go when it is sent. Headers are kept as Node's
  * flat [name, value, ...] list: a handful, each set once or twice, and an object given keys one by
  * one changed its shape on every request. Values are kept as text: Node checks a number's
- * characters on a slow path and turns it into text twice. Sending counts the answer and, at debug
- * level, logs it.
+ * characters on a slow path and turns it into text twice; numbers (whole, every one a header
+ * carries) are made text with integerText. Sending counts the answer and, at debug level, logs it.
  */
 class DoorReply implements JsonReply {
   private statusCode = 200;
@@ -118,7 +119,7 @@ class DoorReply implements JsonReply {
 
   header(name: string, value: string | number): this {
     const { headers } = this;
-    const text = typeof value === 'string' ? value : `${value}`;
+    const text = typeof value === 'string' ? value : integerText(value);
     for (let at = 0; at < headers.length; at += 2) {
       if (headers[at] === name) {
         headers[at + 1] = text;
@@ -156,7 +157,7 @@ class DoorReply implements JsonReply {
     );
     headers.push(
       'content-length',
-      `${payload.length}`,
+      integerText(payload.length),
       'content-digest',
       signed.contentDigest,
       'signature-input',

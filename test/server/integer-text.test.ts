@@ -3,7 +3,24 @@ import { integerText } from '../../src/server/integer-text.js';
 
 describe('integerText', () => {
   it('writes a whole number as String does, from 0 to past 2^53', () => {
-    const numbers = [0, 1, 9, 10, 59, 999, 1_000, 65_535, 999_999_999, 1_000_000_000, 2 ** 31 - 1, 2 ** 31, 2 ** 32];
+    const numbers = [
+      0,
+      1,
+      9,
+      10,
+      59,
+      999,
+      1_000,
+      4_095,
+      4_096,
+      4_097,
+      65_535,
+      999_999_999,
+      1_000_000_000,
+      2 ** 31 - 1,
+      2 ** 31,
+      2 ** 32,
+    ];
     numbers.push(Number.MAX_SAFE_INTEGER, 2 ** 53 + 2, 1e20);
     for (const n of numbers) expect(integerText(n)).toBe(String(n));
     // A budget counting down: every count its own text.

@@ -114,7 +114,7 @@ export function createApi({
       const retryAfter = apiLimits.admitClient(request, reply);
       if (retryAfter === 0) return true;
       refusals.refused();
-      sendError(reply.header('retry-after', String(retryAfter)), variant, 'tooManyRequests');
+      sendError(reply.header('retry-after', retryAfter), variant, 'tooManyRequests');
       return false;
     },
     answer: createApiAnswerer(context),

@@ -1,4 +1,4 @@
-/** The text of the whole numbers below this, made once: lengths, seconds and counts of small budgets. */
+/** Whole numbers below this have their text made once: lengths, seconds, small budgets. */
 const KEPT = 4096;
 const KEPT_TEXTS = Array.from({ length: KEPT }, (_, n) => String(n));
 

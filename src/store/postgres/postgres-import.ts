@@ -59,6 +59,7 @@ export async function runPostgresImport<T>(pool: pg.Pool, work: (session: Import
       await client.query(`SET LOCAL ${MUTE_SETTING} = 'off'`);
       const session = new PostgresImportSession(client);
       const result = await work(session);
+      await analyzeWrittenTables(client, session.rowsWritten);
       await logImportChanges(client, session.changes.entries());
       await client.query('COMMIT');
       return result;
@@ -72,6 +73,22 @@ export async function runPostgresImport<T>(pool: pg.Pool, work: (session: Import
     // A connection whose rollback failed is in an unknown state: the pool closes it.
     client.release(broken);
   }
+}
+
+/** Rows written into a table by one import from which its planner statistics are taken again. */
+export const ANALYZE_AFTER_ROWS = 1_000;
+
+/**
+ * Takes the planner's statistics again of each table the import wrote many rows into, inside its
+ * transaction (ANALYZE counts the transaction's own rows, and its statistics commit or roll back
+ * with them). Until a table is analyzed PostgreSQL plans over guesses: on a freshly imported
+ * store of a million purchases, a 10,000-item seller's list took 200 ms a request, and 85 ms once
+ * analyzed (1.4 s for the whole store). Autovacuum would take them later, where it is on.
+ */
+async function analyzeWrittenTables(client: pg.PoolClient, rowsWritten: ReadonlyMap<string, number>): Promise<void> {
+  const tables = [...rowsWritten].filter(([, rows]) => rows >= ANALYZE_AFTER_ROWS).map(([table]) => table);
+  if (tables.length > 0)
+    await client.query(`ANALYZE ${tables.map((table) => client.escapeIdentifier(table)).join(', ')}`);
 }
 
 /**
@@ -250,6 +267,8 @@ const zeroCounts = (): UpsertCounts => ({ inserted: 0, updated: 0, unchanged: 0 
 class PostgresImportSession implements ImportSession {
   /** What the import changed, for the change log (see runPostgresImport). */
   readonly changes = new ImportChanges();
+  /** Rows inserted or updated, by table, for the planner's statistics (see analyzeWrittenTables). */
+  readonly rowsWritten = new Map<string, number>();
   /** The import's webhook events: none when no endpoint is enabled, and purchases are written as they are. */
   private readonly outbox: PostgresImportOutbox;
 
@@ -673,6 +692,8 @@ class PostgresImportSession implements ImportSession {
     try {
       const written = await run(rows);
       await this.client.query('RELEASE SAVEPOINT import_batch');
+      const table = statement.table.name;
+      this.rowsWritten.set(table, (this.rowsWritten.get(table) ?? 0) + written.inserted + written.updated);
       return written;
     } catch (error) {
       if (!isRowError(error)) throw error;

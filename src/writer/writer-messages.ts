@@ -1,10 +1,11 @@
 import type { KeyUse, NamedKeyUse, UnavailableReason } from '../store/store.js';
+import type { StoreLocation } from '../store/store-location.js';
 import type { WebhookEndpointRow } from '../store/webhooks/webhook-rows.js';
 import type { AttemptOutcome, ClaimOptions } from '../store/webhooks/webhook-store.js';
 
-/** What the writer thread starts with: the SQLite file it opens a connection of its own to. */
+/** What the writer thread starts with: the store it opens a connection of its own to (an SQLite file, or PostgreSQL). */
 export interface WriterThreadData {
-  readonly path: string;
+  readonly location: StoreLocation;
 }
 
 /**

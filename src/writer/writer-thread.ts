@@ -1,10 +1,12 @@
 /**
- * The writer thread (see background-writer.ts): one connection of its own to the SQLite store,
- * which makes the API's background writes (activity flushes and their checkpoints, keys' last use,
- * the webhook queue's bookkeeping) so that their synchronous statements never hold the thread that
- * answers requests. `close` lets the calls in flight finish first.
+ * The writer thread (see background-writer.ts): one connection of its own to the store, which
+ * makes the API's background writes (activity flushes and their checkpoints, keys' last use, the
+ * webhook queue's bookkeeping) so that neither SQLite's synchronous statements nor the building of
+ * PostgreSQL's and the reading of their answers hold the thread that answers requests. `close`
+ * lets the calls in flight finish first.
  */
 import { parentPort, threadId, workerData } from 'node:worker_threads';
+import { openPostgresStore } from '../store/postgres/postgres-store.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import { type Store, StoreUnavailableError, unavailableReason } from '../store/store.js';
 import { SketchesNeededError, unpackDeltas } from './packed-deltas.js';
@@ -22,10 +24,16 @@ import type {
  * longer than the API's connection may, since no request waits with it.
  */
 const WRITER_BUSY_TIMEOUT_MS = 5_000;
+/**
+ * PostgreSQL connections the thread may open: one, as SQLite's writer has. Its writes take turns
+ * there: a webhook claim waits for the part of an activity flush in progress (one transaction of
+ * at most FLUSH_PART codes), never for the whole flush.
+ */
+const WRITER_POOL_SIZE = 1;
 
 const port = parentPort;
 if (!port) throw new Error('writer-thread runs as a worker thread');
-const { path } = workerData as WriterThreadData;
+const { location } = workerData as WriterThreadData;
 const send = (message: FromWriter) => port.postMessage(message);
 
 async function recordActivity(store: Store, call: Extract<WriterCall, { op: 'recordActivity' }>) {
@@ -74,7 +82,11 @@ function posted(error: unknown): PostedError {
 let opened: Promise<Store> | undefined;
 /** The connection, opened with the first call; a failure to open (told through that call) is tried again with the next. */
 const connection = (): Promise<Store> => {
-  opened ??= openSqliteStore(path, false, WRITER_BUSY_TIMEOUT_MS).then(
+  opened ??= (
+    location.kind === 'sqlite'
+      ? openSqliteStore(location.path, false, WRITER_BUSY_TIMEOUT_MS)
+      : openPostgresStore(location.url, { ...location, poolSize: WRITER_POOL_SIZE, backgroundWrites: true })
+  ).then(
     (store) => {
       send({ type: 'opened' });
       return store;

@@ -134,7 +134,7 @@ export class ActivityTables {
    * stored. The keys arrive as parallel arrays joined through `unnest`, which PostgreSQL plans as
    * one primary-key probe per delta; a list of row tuples (or a VALUES list) of the same size was
    * planned as a scan of the whole table once it held millions of days. The days come back as
-   * their deltas' places, not their keys: a flush on the API's thread reads no string per code.
+   * their deltas' places, not their keys: a flush reads no string per code.
    */
   private async addCounts(db: Kysely<ActivityDatabase>, deltas: readonly ActivityDelta[]): Promise<Set<ActivityDelta>> {
     if (deltas.length === 0) return new Set();

@@ -20,6 +20,12 @@ import { runPostgresImport } from './postgres-import.js';
 export interface PostgresStoreOptions extends Partial<PostgresTimeouts> {
   /** Connections the store's pool may open (the change listener holds one more of its own). */
   readonly poolSize: number;
+  /**
+   * A store that makes background writes only (the writer thread's): the schema as the serving
+   * store left it, no listening connection and no pruning of the change log. Its commits are
+   * heard by the serving store's listener, as another process's are.
+   */
+  readonly backgroundWrites?: boolean;
 }
 
 const IDLE_TIMEOUT_MS = 30_000;
@@ -238,24 +244,27 @@ async function prepareSchema(url: string, connectTimeoutMs: number | undefined):
  * connection of its own for changes made elsewhere.
  */
 export async function openPostgresStore(url: string, options: PostgresStoreOptions): Promise<Store> {
-  await prepareSchema(url, options.connectTimeoutMs);
-  const pool = createPostgresPool(url, options.poolSize, options);
+  const serving = options.backgroundWrites !== true;
+  if (serving) await prepareSchema(url, options.connectTimeoutMs);
+  const pool = createPostgresPool(url, options.poolSize, options, serving ? 'pool' : 'writer');
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const readTimeoutMs = options.statementTimeoutMs && options.statementTimeoutMs + READ_TIMEOUT_MARGIN_MS;
   try {
-    const changes = await listenForChanges(clientConfig(url, 'listen', options.connectTimeoutMs), CHANGE_CHANNEL);
-    const pruning = pruneChangeLog(pool);
+    const changes = serving
+      ? await listenForChanges(clientConfig(url, 'listen', options.connectTimeoutMs), CHANGE_CHANNEL)
+      : undefined;
+    const pruning = serving ? pruneChangeLog(pool) : undefined;
     return new KyselyStore(db, {
       dialect: 'postgres',
       runner: createPostgresRunner(pool, readTimeoutMs),
       isUnavailable: isPostgresUnavailable,
-      changes: () => changes.changes(),
-      ownWrite: () => changes.catchUp(),
+      changes: () => changes?.changes(),
+      ownWrite: () => changes?.catchUp(),
       activity: postgresActivity(db),
       runImport: (work) => runPostgresImport(pool, work),
       async close() {
         clearInterval(pruning);
-        await changes.close();
+        await changes?.close();
         await closePool(db, pool);
       },
     });
